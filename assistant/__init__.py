@@ -1,0 +1,1 @@
+"""card-assistant: a card-table box for towers and Twenty-Nine."""

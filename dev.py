@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Set up and run card-assistant on a fresh machine that has only python3.
+
+    python3 dev.py run    # make .venv, install, run the main job (the headless simulation)
+    python3 dev.py test   # make .venv, install the test tools, run every test
+    python3 dev.py bench  # run the benchmarks in bench/
+
+Installs are skipped when nothing they depend on changed (a stamp in .venv).
+"""
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+NODE_DIR = ROOT / "firmware" / "tests"
+
+
+def sh(*cmd, **kw):
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def digest(*paths):
+    h = hashlib.sha256()
+    for p in paths:
+        if p.exists():
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def ensure_venv(extra):
+    if not (BIN / "python").exists():
+        sh(sys.executable, "-m", "venv", VENV)
+    stamp = VENV / f".stamp-{extra or 'base'}"
+    want = digest(ROOT / "pyproject.toml")
+    if stamp.exists() and stamp.read_text() == want:
+        return
+    sh(BIN / "python", "-m", "pip", "install", "-q", "--upgrade", "pip")
+    target = f".[{extra}]" if extra else "."
+    sh(BIN / "python", "-m", "pip", "install", "-q", "-e", target, cwd=ROOT)
+    stamp.write_text(want)
+
+
+def ensure_node():
+    """Install the MicroPython WebAssembly port for the firmware tests (npm registry)."""
+    if not (NODE_DIR / "package.json").exists():
+        return
+    if not shutil.which("node") or not shutil.which("npm"):
+        sys.exit("The firmware tests need Node.js and npm (apt-get install nodejs npm).")
+    stamp = NODE_DIR / "node_modules" / ".stamp"
+    want = digest(NODE_DIR / "package.json", NODE_DIR / "package-lock.json")
+    if stamp.exists() and stamp.read_text() == want:
+        return
+    lock = (NODE_DIR / "package-lock.json").exists()
+    sh("npm", "ci" if lock else "install", "--no-audit", "--no-fund", "--silent", cwd=NODE_DIR)
+    stamp.write_text(want)
+
+
+def main(argv):
+    cmd = argv[1] if len(argv) > 1 else "run"
+    rest = argv[2:]
+    if cmd == "run":
+        ensure_venv(None)
+        args = rest or ["sim", "--bots", "--game", "towers", "--matches", "3", "--seed", "1"]
+        os.execv(BIN / "card-assistant", [str(BIN / "card-assistant"), *args])
+    elif cmd == "test":
+        ensure_venv("test")
+        ensure_node()
+        os.execv(BIN / "python", [str(BIN / "python"), "-m", "pytest", *rest])
+    elif cmd == "bench":
+        ensure_venv(None)
+        os.execv(BIN / "python", [str(BIN / "python"), str(ROOT / "bench" / "run.py"), *rest])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
