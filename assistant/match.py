@@ -1,0 +1,63 @@
+"""A match: the game engine plus the log of actions in effect.
+
+The log is the truth. ``undo`` takes the last action in effect off the log and
+rebuilds the engine by replaying what is left, so undo, resume after a power
+cut and export are one mechanism. A refused action leaves the log untouched.
+
+>>> from assistant.scenario import Action
+>>> m = Match("towers")
+>>> m.apply(Action("flip", cards=(parse_card("JS"),)))
+>>> m.state()["dealer"]
+'P1'
+>>> m.apply(Action("undo")); m.state()["dealer"] is None
+True
+"""
+from .cards import parse_card  # noqa: F401  (doctest)
+from .rules import Refused
+from .scenario import GAMES, format_scenario
+
+
+def engine_class(game):
+    if game == "towers":
+        from .towers import Towers
+        return Towers
+    if game == "twenty-nine":
+        from .twentynine import TwentyNine
+        return TwentyNine
+    raise ValueError(f"unknown game {game!r}")
+
+
+class Match:
+    """One match of one game; ``apply`` takes scenario actions, ``undo`` included."""
+
+    def __init__(self, game, seats=None, options=None):
+        self.game = game
+        self.seats = tuple(seats or (f"P{i + 1}" for i in range(GAMES[game])))
+        self.options = dict(options or {})
+        self._cls = engine_class(game)
+        self.engine = self._cls(self.seats, self.options)
+        self.actions = []  # the actions in effect, in order
+
+    def apply(self, action):
+        """Apply one action (``undo`` included); raises Refused and changes nothing if not allowed."""
+        if action.kind == "undo":
+            if not self.actions:
+                raise Refused("there is nothing to undo")
+            self.rebuild(self.actions[:-1])
+            return
+        self.engine.apply(action)
+        self.actions.append(action)
+
+    def rebuild(self, actions):
+        engine = self._cls(self.seats, self.options)
+        for a in actions:
+            engine.apply(a)
+        self.engine = engine
+        self.actions = list(actions)
+
+    def state(self):
+        return self.engine.state()
+
+    def export(self, comment=None):
+        """The scenario text of the actions in effect; replaying it gives the same state."""
+        return format_scenario(self.game, self.seats, self.options, self.actions, comment)

@@ -1,0 +1,101 @@
+"""Reneges: failures to follow, their proof from later plays, claims and accusations.
+
+Shared by both games (rulings T9 and N11). The book only keeps the facts; the
+game engine turns a settled penalty into towers or game points.
+
+A *failure* is a play that did not follow the led suit (or, in Twenty-Nine, a
+caller's play that did not trump). While hands are unknown it may be innocent.
+It is *proven* when the same player later plays, in the same hand, a card of the
+suit they failed to show, a card they already held at the failure (a card that
+joined their hand since, the Twenty-Nine trump card, is no evidence). Each
+failure is its own renege.
+
+>>> book = RenegeBook(side_of=(0, 1))
+>>> book.start_hand(1)
+>>> book.failed(seat=1, suit=2, trick=1)
+>>> [tuple(r) for r in book.shown(seat=1, card=17, suit=2, trick=3)]
+[(1, 1, 1)]
+"""
+from typing import NamedTuple
+
+
+class Renege(NamedTuple):
+    seat: int
+    hand: int   # 1-based hand number in the match
+    trick: int  # 1-based trick of the failure within that hand
+
+
+class Accusation(NamedTuple):
+    accuser_side: int
+    accused: int
+    before_final: bool  # made before the first card of the hand's final trick
+
+
+class RenegeBook:
+    """Everything the renege rules need, for the whole match."""
+
+    __slots__ = ("side_of", "proven", "hand", "failures", "accusations", "settled")
+
+    def __init__(self, side_of):
+        self.side_of = side_of
+        self.proven = []       # every proven renege of the match, in order
+        self.hand = 0          # the current hand: the last one begun
+        self.failures = []     # [seat, suit, trick, excluded card] of the current hand, unproven
+        self.accusations = []  # pending accusations of the current hand
+        self.settled = False   # the current hand was settled by a penalty
+
+    def start_hand(self, hand):
+        """A hand begins: earlier failures can no longer be proven, earlier claims lapse."""
+        self.hand = hand
+        self.failures = []
+        self.accusations = []
+        self.settled = False
+
+    def failed(self, seat, suit, trick, excluded=None):
+        """Record a play by ``seat`` that did not show ``suit``; ``excluded``: a card not yet held."""
+        self.failures.append((seat, suit, trick, excluded))
+
+    def shown(self, seat, card, suit, trick):
+        """``seat`` plays ``card`` of effective ``suit``: return the reneges it proves."""
+        if not self.failures:
+            return ()
+        found = [f for f in self.failures if f[0] == seat and f[1] == suit and f[3] != card]
+        if not found:
+            return ()
+        self.failures = [f for f in self.failures if f not in found]
+        new = [Renege(seat, self.hand, f[2]) for f in found]
+        self.proven.extend(new)
+        return new
+
+    def claimable(self, claimant_side):
+        """Proven reneges of the current hand against ``claimant_side`` (by the other side)."""
+        if self.settled:
+            return []
+        return [r for r in self.proven
+                if r.hand == self.hand and self.side_of[r.seat] != claimant_side]
+
+    def proven_against(self, seat):
+        return [r for r in self.proven if r.hand == self.hand and r.seat == seat]
+
+    def accuse(self, accuser_side, accused, before_final):
+        self.accusations.append(Accusation(accuser_side, accused, before_final))
+
+    def accusation_proven(self, seat):
+        """The first pending accusation of ``seat`` (now proven), removed; or None."""
+        for a in self.accusations:
+            if a.accused == seat:
+                self.accusations.remove(a)
+                return a
+        return None
+
+    def false_accusation(self):
+        """At the end of a played-out hand: the first pending accusation that gives the accused
+        side the penalty (made before the final trick, no renege proven), or None."""
+        for a in self.accusations:
+            if a.before_final and not self.proven_against(a.accused):
+                return a
+        return None
+
+    def snapshot(self):
+        return (tuple(self.proven), self.hand, tuple(self.failures),
+                tuple(self.accusations), self.settled)
