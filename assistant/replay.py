@@ -1,0 +1,98 @@
+"""`card-assistant replay FILE [--json] [--export OUT]`: apply a scenario, print where it ends.
+
+A refused action stops the replay with exit status 2 and one line on standard
+error naming the line number and the reason (scenario format, version 1).
+"""
+import argparse
+import json
+import sys
+
+from .cards import SUIT_SYMBOLS, SUITS
+from .match import Match
+from .rules import Refused
+from .scenario import ScenarioError, read_header
+
+
+def replay_lines(lines):
+    """Replay scenario lines into a Match; raises ScenarioError at the first bad line."""
+    sc = read_header(lines)
+    try:
+        match = Match(sc.game, sc.seats, sc.options)
+    except Refused as e:
+        raise ScenarioError(1, str(e)) from None
+    for lineno, action in sc.actions():
+        try:
+            match.apply(action)
+        except Refused as e:
+            raise ScenarioError(lineno, str(e)) from None
+    return match
+
+
+def summary(state):
+    """A few lines of plain words for people, from the replay state."""
+    seats = state["seats"]
+    towers = state["game"] == "towers"
+    if towers:
+        score = ", ".join(f"{n} {s}" for n, s in zip(seats, state["score"]))
+        lines = [f"towers, first to 5 towers: {score}"]
+    else:
+        sides = [f"{seats[0]}+{seats[2]}", f"{seats[1]}+{seats[3]}"]
+        score = ", ".join(f"{n} {s}" for n, s in zip(sides, state["score"]))
+        lines = [f"Twenty-Nine, first side to 6: {score}"]
+    if state["winner"]:
+        lines.append("Winner: " + " and ".join(state["winner"]))
+    hand = state.get("hand") or 0
+    if hand:
+        trump = state["trump"]
+        trump_words = ("hidden" if trump == "hidden" else
+                       "not set" if trump is None else SUIT_SYMBOLS[SUITS.index(trump)])
+        tricks = ", ".join(f"{n} {t}" for n, t in zip(seats, state["tricks"]))
+        head = f"Hand {hand}" + (f" ({state['hand_size']} cards)" if towers else "")
+        lines.append(f"{head}: trump {trump_words}; tricks {tricks}")
+        if not towers:
+            lines.append(f"Card points: {sides[0]} {state['points'][0]}, {sides[1]} {state['points'][1]}")
+    if state["dealer"] is not None and not state["winner"]:
+        size = f", {state['hand_size']} cards each" if towers else ""
+        lines.append(f"Dealer: {state['dealer']}{size}")
+    elif not state["winner"]:
+        lines.append("Dealer: to be found by the black-jack flip")
+    if state.get("waiting"):
+        lines.append(f"Now: {state['waiting']}")
+    for r in state["reneges"]:
+        lines.append(f"Renege proven: {r['seat']}, hand {r['hand']}, trick {r['trick']}")
+    return "\n".join(lines)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="card-assistant replay",
+                                     description="Replay a scenario file and print the state it ends in.")
+    parser.add_argument("file", help="scenario file (shared/spec/scenario-format.md)")
+    parser.add_argument("--json", action="store_true", help="print the state as one JSON object")
+    parser.add_argument("--export", metavar="OUT",
+                        help="also write the actions in effect as a scenario file ('-' for standard output)")
+    args = parser.parse_args(argv)
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"cannot read {args.file}: {e}", file=sys.stderr)
+        return 2
+    try:
+        match = replay_lines(lines)
+    except ScenarioError as e:
+        print(f"line {e.line}: {e.message}", file=sys.stderr)
+        return 2
+    state = match.state()
+    if args.export:
+        text = match.export()
+        if args.export == "-":
+            sys.stdout.write(text)
+        else:
+            with open(args.export, "w", encoding="utf-8") as f:
+                f.write(text)
+    if args.json:
+        print(json.dumps(state, ensure_ascii=False))
+    elif args.export != "-":
+        state["waiting"] = match.engine.waiting_for()
+        print(summary(state))
+    return 0

@@ -1,0 +1,446 @@
+"""The towers rules engine: pure, rulings T1–T9 over seed 000.
+
+Two players, a 24-card bower pack, hands of 7 cards down to 1 within a tower,
+first to 5 towers. ``Towers.apply`` takes scenario actions and either changes
+the state or raises :class:`Refused` having changed nothing.
+
+Public attributes the table and the bots read:
+``phase`` ("flip", "upcard", "trump1", "trump2", "play", "over"), ``to_act``,
+``dealer``, ``hand_size``, ``hand_no``, ``up_card``, ``turned_down``, ``trump``,
+``bidder``, ``for_two``, ``picked_up``, ``discard_open``, ``trick`` (list of
+(seat, card)), ``tricks``, ``score``, ``winner``, ``hand_over``, ``book``
+(the :class:`RenegeBook`), ``known`` (per seat: set of cards still held, or None).
+"""
+from .cards import (SUIT_SYMBOLS, SUIT_NAMES, SUITS, TOWERS_PACK, card_name, effective_suit,
+                    left_bower, right_bower)
+from .renege import RenegeBook
+from .rules import Flip, Refused
+
+TOWERS_TO_WIN = 5
+FIRST_HAND = 7
+
+
+def _power_table():
+    """power[trump][card]: higher wins; trump cards (bowers first) above every plain card."""
+    table = []
+    for trump in range(4):
+        row = [0] * 32
+        for c in TOWERS_PACK:
+            rank = c & 7
+            if c == right_bower(trump):
+                row[c] = 100
+            elif c == left_bower(trump):
+                row[c] = 99
+            elif c >> 3 == trump:
+                row[c] = 60 - rank
+            else:
+                row[c] = 10 - rank
+        table.append(row)
+    return table
+
+
+POWER = _power_table()
+EFFECTIVE = [[effective_suit(c, t) for c in range(32)] for t in range(4)]
+
+
+def suit_words(suit):
+    return f"{SUIT_NAMES[suit]} {SUIT_SYMBOLS[suit]}"
+
+
+class Towers:
+    """The state of one towers match; see the module docstring for what it exposes."""
+
+    players = 2
+    pack = TOWERS_PACK
+
+    def __init__(self, seats=("P1", "P2"), options=None):
+        if options:
+            raise Refused("towers has no options")
+        self.seats = tuple(seats)
+        self.score = [0, 0]
+        self.winner = None
+        self.hand_no = 0
+        self.book = RenegeBook(side_of=(0, 1))
+        self._new_tower()
+        self._reset_hand_figures()
+        self.hand_over = True
+        self.last_result = None
+
+    # -- set-up of towers and hands -------------------------------------------------
+
+    def _new_tower(self):
+        self.phase = "flip"
+        self.flip = Flip(2)
+        self.dealer = None
+        self.hand_size = FIRST_HAND
+        self.to_act = None
+        self.known = [None, None]
+
+    def _reset_hand_figures(self):
+        self.up_card = None
+        self.turned_down = None
+        self.trump = None
+        self.bidder = None
+        self.for_two = False
+        self.picked_up = False
+        self.discard_open = False
+        self.discard = None
+        self.uncertain = False  # the dealer's known hand still holds an unrecorded discard
+        self.passes = 0
+        self.trick = []
+        self.tricks = [0, 0]
+        self.done = 0           # tricks completed this hand
+        self.played = set()
+
+    def name(self, seat):
+        return self.seats[seat]
+
+    # -- the action interface -------------------------------------------------------
+
+    def apply(self, action):
+        handler = getattr(self, "_do_" + action.kind, None)
+        if handler is None:
+            raise Refused(f"'{action.kind}' is not a towers action")
+        if self.phase == "over" and action.kind not in ("claim", "accuse"):
+            raise Refused(f"the match is over: {self.name(self.winner)} won")
+        handler(action)
+
+    def _expect(self, *phases, what):
+        if self.phase not in phases:
+            raise Refused(f"{what} is not possible now: {self.waiting_for()}")
+
+    def waiting_for(self):
+        """Plain words for what the table must do next."""
+        p = self.phase
+        if p == "flip":
+            return "the table is flipping for the first dealer of the tower"
+        if p == "upcard":
+            return f"{self.name(self.dealer)} deals {self.hand_size} each and turns the up-card"
+        if p == "trump1":
+            return f"{self.name(self.to_act)} accepts or passes the up-card"
+        if p == "trump2":
+            return f"{self.name(self.to_act)} names trump" + ("" if self.to_act == self.dealer else " or passes")
+        if p == "play":
+            return f"{self.name(self.to_act)} to play"
+        return f"the match is over: {self.name(self.winner)} won"
+
+    def _do_flip(self, a):
+        self._expect("flip", what="a flip")
+        self.flip.check(a.seat, a.cards, TOWERS_PACK)
+        self.flip.turn(a.seat, a.cards)
+        if self.flip.dealer is not None:
+            self.dealer = self.flip.dealer
+            self.phase = "upcard"
+
+    def _do_hand(self, a):
+        seat, cards = a.seat, a.cards
+        if self.phase == "flip":
+            raise Refused("no hand is dealt yet: finish the flip first")
+        if self.known[seat] is not None:
+            raise Refused(f"{self.name(seat)}'s hand is already known this hand")
+        if self.phase == "play" and self._has_played(seat):
+            raise Refused(f"{self.name(seat)}'s hand must be given before their first play")
+        if len(cards) != self.hand_size:
+            raise Refused(f"{self.name(seat)} was dealt {self.hand_size} cards, not {len(cards)}")
+        other = self.known[1 - seat] or ()
+        live = self.phase != "upcard"  # before the up-card the hand is the next one
+        seen = set()
+        for c in cards:
+            if c not in TOWERS_PACK:
+                raise Refused(f"{card_name(c)} is not in the towers pack")
+            if c in seen:
+                raise Refused(f"{card_name(c)} is listed twice")
+            seen.add(c)
+            if c in other or (live and (c in self.played or c == self.up_card)):
+                raise Refused(f"{card_name(c)} cannot be in {self.name(seat)}'s hand: it is elsewhere")
+        hand = set(cards)
+        if seat == self.dealer and self.picked_up:
+            if self.discard is not None and self.discard not in hand and self.discard != self.up_card:
+                raise Refused(f"{self.name(seat)} discarded a card that is not in this hand")
+            hand.add(self.up_card)
+            if self.discard is not None:
+                hand.discard(self.discard)
+            else:
+                self.uncertain = True
+        self.known[seat] = hand
+
+    def _has_played(self, seat):
+        # the non-dealer leads the first trick; after that every player has played
+        return self.done > 0 or any(s == seat for s, _ in self.trick)
+
+    def _do_upcard(self, a):
+        self._expect("upcard", what="turning the up-card")
+        c = a.card
+        if c not in TOWERS_PACK:
+            raise Refused(f"{card_name(c)} is not in the towers pack")
+        for hand in self.known:
+            if hand is not None and c in hand:
+                raise Refused(f"{card_name(c)} was dealt to a player: it cannot be the up-card")
+        self._reset_hand_figures()
+        self.hand_no += 1
+        self.book.start_hand(self.hand_no)
+        self.hand_over = False
+        self.last_result = None
+        self.up_card = c
+        self.phase = "trump1"
+        self.to_act = 1 - self.dealer
+
+    def _do_accept(self, a):
+        self._expect("trump1", what="accepting the up-card")
+        self.bidder = self.to_act
+        self.trump = self.up_card >> 3
+        self.picked_up = True
+        self.discard_open = True
+        dealer_hand = self.known[self.dealer]
+        if dealer_hand is not None:
+            dealer_hand.add(self.up_card)
+            self.uncertain = True
+        self._start_play()
+
+    def _do_pass(self, a):
+        self._expect("trump1", "trump2", what="passing")
+        if self.phase == "trump2" and self.to_act == self.dealer:
+            raise Refused(f"{self.name(self.dealer)} deals and must name trump "
+                          f"(any suit but {suit_words(self.turned_down)})")
+        if self.to_act == self.dealer:  # both passed round one: the up-card is turned down
+            self.turned_down = self.up_card >> 3
+            self.phase = "trump2"
+        self.to_act = 1 - self.to_act
+
+    def _do_name(self, a):
+        if self.phase == "trump1":
+            raise Refused("a suit is named only after both players pass the up-card")
+        self._expect("trump2", what="naming trump")
+        if a.value == self.turned_down:
+            raise Refused(f"{suit_words(a.value)} was turned down: name another suit")
+        self.bidder = self.to_act
+        self.trump = a.value
+        self._start_play()
+
+    def _start_play(self):
+        self.phase = "play"
+        self.to_act = 1 - self.dealer
+
+    def _do_discard(self, a):
+        self._expect("play", what="a discard")
+        if not self.discard_open:
+            raise Refused("only the dealer who picked up the up-card discards, once, before the first lead")
+        c = a.card
+        if c not in TOWERS_PACK:
+            raise Refused(f"{card_name(c)} is not in the towers pack")
+        hand = self.known[self.dealer]
+        if hand is not None and c not in hand:
+            raise Refused(f"{self.name(self.dealer)} does not hold {card_name(c)}")
+        if hand is None and self.known[1 - self.dealer] is not None and c in self.known[1 - self.dealer]:
+            raise Refused(f"{card_name(c)} is not in {self.name(self.dealer)}'s hand")
+        self.discard_open = False
+        self.discard = c
+        if hand is not None:
+            hand.discard(c)
+            self.uncertain = False
+
+    def _do_for2(self, a):
+        self._expect("play", what="declaring for 2")
+        if self.done or self.trick:
+            raise Refused("for 2 is declared before the first lead")
+        if self.for_two:
+            raise Refused(f"{self.name(self.bidder)} already declared for 2")
+        self.for_two = True
+
+    # -- play -------------------------------------------------------------------------
+
+    def _do_play(self, a):
+        self._expect("play", what="playing a card")
+        seat, c = self.to_act, a.card
+        who = self.name(seat)
+        self._check_card(seat, c, who)
+        trump = self.trump
+        eff = EFFECTIVE[trump][c]
+        failed = None
+        if self.trick:
+            led = EFFECTIVE[trump][self.trick[0][1]]
+            if eff != led:
+                failed = led
+                hand = self.known[seat]
+                if hand is not None:
+                    held = sum(1 for x in hand if EFFECTIVE[trump][x] == led)
+                    sure = held >= 2 if (self.uncertain and seat == self.dealer) else held >= 1
+                    if sure:
+                        raise Refused(f"{who} must follow {suit_words(led)}")
+                    if not held:
+                        failed = None
+        # the card is accepted from here on
+        self.discard_open = False
+        self.played.add(c)
+        if self.known[seat] is not None:
+            self.known[seat].discard(c)
+        self.trick.append((seat, c))
+        trick_no = self.done + 1
+        if failed is not None:
+            self.book.failed(seat, failed, trick_no)
+        if self.book.failures and self.book.shown(seat, c, eff, trick_no):
+            accusation = self.book.accusation_proven(seat)
+            if accusation is not None:  # T9: settled as the card is played, before the trick is scored
+                self._penalty(accusation.accuser_side)
+                return
+        if len(self.trick) == 2:
+            self._finish_trick()
+        else:
+            self.to_act = 1 - seat
+
+    def _check_card(self, seat, c, who):
+        if c not in TOWERS_PACK:
+            raise Refused(f"{card_name(c)} is not in the towers pack")
+        if c in self.played:
+            raise Refused(f"{card_name(c)} was already played this hand")
+        if c == self.up_card:
+            if not self.picked_up:
+                raise Refused(f"{card_name(c)} was the up-card, turned down: it is out of play")
+            if seat != self.dealer:
+                raise Refused(f"{card_name(c)} was picked up by {self.name(self.dealer)}")
+        if c == self.discard:
+            raise Refused(f"{card_name(c)} is out of play this hand")
+        hand = self.known[seat]
+        if hand is not None and c not in hand:
+            raise Refused(f"{who} was not dealt {card_name(c)}")
+        other = self.known[1 - seat]
+        if hand is None and other is not None and c in other:
+            raise Refused(f"{card_name(c)} was dealt to the other player")
+
+    def _finish_trick(self):
+        (s1, c1), (s2, c2) = self.trick
+        t = self.trump
+        e1, e2 = EFFECTIVE[t][c1], EFFECTIVE[t][c2]
+        power = POWER[t]
+        second_wins = (e2 == t and e1 != t) or (e2 == e1 and power[c2] > power[c1])
+        winner = s2 if second_wins else s1
+        self.tricks[winner] += 1
+        self.done += 1
+        self.trick = []
+        self.to_act = winner
+        if self.done == self.hand_size:
+            self._hand_played_out()
+
+    def _hand_played_out(self):
+        """T6 and T9: score the hand, unless a false accusation replaces its result."""
+        self.hand_over = True
+        accusation = self.book.false_accusation()
+        if accusation is not None:
+            self._penalty(1 - accusation.accuser_side)
+            return
+        self.last_result = (tuple(self.score), self.dealer, self.hand_size)
+        bidder, size = self.bidder, self.hand_size
+        defender = 1 - bidder
+        taken = self.tricks[bidder]
+        majority = size // 2 + 1
+        if taken == size:
+            self._win_towers(bidder, 2 if self.for_two else 1)
+        elif taken == 0:
+            self._win_towers(defender, 2 if self.for_two else 1)
+        elif self.for_two and taken < majority:
+            self._win_towers(defender, 1)
+        else:
+            self.dealer = bidder if taken >= majority else defender
+            self.hand_size = size - 1
+            self.known = [None, None]
+            self.phase = "upcard"
+            self.to_act = None
+        self.last_result += (self.phase == "flip" or self.phase == "over",)
+
+    def _win_towers(self, seat, count):
+        self.score[seat] += count
+        if self.score[seat] >= TOWERS_TO_WIN:
+            self.winner = seat
+            self.phase = "over"
+            self.to_act = None
+            self.dealer = None
+            self.known = [None, None]
+        else:
+            self._new_tower()
+
+    def _penalty(self, seat):
+        """A claim or a settled accusation: ``seat`` wins one tower and the tower ends (T9).
+
+        After the hand's own result was scored, the penalty replaces it."""
+        self.book.settled = True
+        self.hand_over = True
+        result, self.last_result = self.last_result, None
+        if result is not None:
+            score, dealer, size, tower_ended = result
+            self.score = list(score)
+            self.winner = None
+            if tower_ended:
+                self.score[seat] += 1
+                if self.score[seat] >= TOWERS_TO_WIN:
+                    self.winner, self.phase, self.to_act, self.dealer = seat, "over", None, None
+                elif self.phase == "over":
+                    self._new_tower()
+                return
+        self._win_towers(seat, 1)
+
+    # -- claims and accusations (T9) ---------------------------------------------------
+
+    def _do_claim(self, a):
+        if self.hand_no == 0:
+            raise Refused("no hand has begun: there is no renege to claim")
+        sides = [s for s in (0, 1) if self.book.claimable(s)]
+        if a.seat is not None:
+            if a.seat not in sides:
+                raise Refused(f"{self.name(a.seat)} has no proven renege by the opponent to claim "
+                              "in this hand")
+            claimant = a.seat
+        elif len(sides) == 1:
+            claimant = sides[0]
+        elif sides:
+            raise Refused("both players hold a proven renege: say who claims (claim SEAT)")
+        else:
+            raise Refused("there is no proven renege to claim in this hand")
+        self._penalty(claimant)
+
+    def _do_accuse(self, a):
+        if self.hand_no == 0:
+            raise Refused("no hand has begun: there is nothing to accuse")
+        accused = a.seat
+        accuser = 1 - accused
+        if self.book.settled:
+            return  # the hand was already settled by a penalty: no effect
+        if self.book.proven_against(accused):
+            self._penalty(accuser)
+            return
+        if self.hand_over:
+            return  # too late, and no renege proven: no effect
+        final = self.hand_size - 1
+        before_final = self.done < final or (self.done == final and not self.trick)
+        self.book.accuse(accuser, accused, before_final)
+
+    # -- reading the state --------------------------------------------------------------
+
+    def state(self):
+        names = self.seats
+        return {
+            "game": "towers",
+            "seats": list(names),
+            "score": list(self.score),
+            "winner": None if self.winner is None else [names[self.winner]],
+            "dealer": None if self.dealer is None else names[self.dealer],
+            "hand_size": self.hand_size,
+            "tricks": list(self.tricks),
+            "trump": None if self.trump is None else SUITS[self.trump],
+            "reneges": [{"seat": names[r.seat], "hand": r.hand, "trick": r.trick}
+                        for r in self.book.proven],
+            "phase": self.phase,
+            "to_act": None if self.to_act is None else names[self.to_act],
+            "bidder": None if self.bidder is None else names[self.bidder],
+            "for2": self.for_two,
+            "hand": self.hand_no,
+        }
+
+    def snapshot(self):
+        """Every field of the state, hashable, for exact comparisons (undo, export)."""
+        known = tuple(None if h is None else frozenset(h) for h in self.known)
+        return (tuple(self.score), self.winner, self.hand_no, self.phase, self.flip.snapshot(),
+                self.dealer, self.hand_size, self.to_act, known, self.up_card, self.turned_down,
+                self.trump, self.bidder, self.for_two, self.picked_up, self.discard_open,
+                self.discard, self.uncertain, self.passes, tuple(self.trick), tuple(self.tricks),
+                self.done, frozenset(self.played), self.hand_over, self.last_result,
+                self.book.snapshot())
