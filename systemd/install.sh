@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# Install card-assistant as a service on Raspberry Pi OS Bookworm (aarch64 or armv7).
+#
+#   sudo systemd/install.sh              install, or upgrade in place (safe to run again)
+#   sudo systemd/install.sh --uninstall  remove the service and the venv; keep the journal
+#   systemd/install.sh --dry-run         print every step, change nothing (any Linux, any user)
+#
+# Run it from a checkout of the project: it installs the package from that checkout.
+#
+# What it does, in order:
+#   packages  apt: python3-lgpio (GPIO for gpiozero on every Pi, the Pi 5 included),
+#             python3-venv, i2c-tools
+#   groups    gpio, i2c, dialout (created only if missing)
+#   user      system user card-assistant, member of those groups
+#   venv      /opt/card-assistant/venv with --system-site-packages, so the apt python3-lgpio
+#             is importable (Bookworm's Python is "externally managed" (PEP 668): pip only ever
+#             runs inside this venv, never on the system Python)
+#   pip       the package, from this checkout, into the venv
+#   udev      hardware/99-card-assistant-reader.rules -> /etc/udev/rules.d (/dev/card-reader)
+#   modules   i2c-dev and cdc_acm loaded at every boot (the unit's device ACL names their classes)
+#   i2c       I2C on at 400 kHz in config.txt (raspi-config too, where it is installed)
+#   config    /etc/card-assistant/config.toml from the example, only if it does not exist yet
+#   service   the unit into /etc/systemd/system, enabled, (re)started
+set -euo pipefail
+
+APP=card-assistant
+PREFIX=/opt/card-assistant
+VENV=$PREFIX/venv
+CONF_DIR=/etc/card-assistant
+CONF=$CONF_DIR/config.toml
+STATE_DIR=/var/lib/card-assistant
+UNIT_DST=/etc/systemd/system/card-assistant.service
+UDEV_DST=/etc/udev/rules.d/99-card-assistant-reader.rules
+MODULES_DST=/etc/modules-load.d/card-assistant.conf
+GROUPS_NEEDED=(gpio i2c dialout)
+APT_PACKAGES=(python3-lgpio python3-venv i2c-tools)
+I2C_BEGIN="# card-assistant-i2c-begin (I2C for the OLED at 400 kHz; managed by install.sh)"
+I2C_END="# card-assistant-i2c-end"
+
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+UNIT_SRC=$SRC/systemd/card-assistant.service
+UDEV_SRC=$SRC/hardware/99-card-assistant-reader.rules
+# The example config: the first of these that exists in the checkout.
+EXAMPLE_CANDIDATES=("$SRC/config.example.toml" "$SRC/assistant/config.example.toml")
+
+DRY_RUN=0
+MODE=install
+STEP=0
+
+usage() {
+    sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+for arg in "$@"; do
+    case $arg in
+        --dry-run) DRY_RUN=1 ;;
+        --uninstall) MODE=uninstall ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "install.sh: unknown option: $arg" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+say() { printf '%s\n' "$*"; }
+warn() { printf 'install.sh: warning: %s\n' "$*" >&2; }
+die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
+
+step() {
+    STEP=$((STEP + 1))
+    say ""
+    say "==> step $STEP [$1] $2"
+}
+
+# Print a command (quoted so it can be pasted into a shell), then run it (only print it in a dry run).
+run() {
+    local shown
+    shown=$(printf '%q ' "$@")
+    say "    \$ ${shown% }"
+    if [ "$DRY_RUN" -eq 0 ]; then
+        "$@"
+    fi
+}
+
+# Print a note about a condition or a decision.
+note() { say "    # $*"; }
+
+# Write stdin to a file (mode $2), showing the content in a dry run.
+write_file() {
+    local dest=$1 mode=$2 content
+    content=$(cat)
+    say "    \$ write $dest (mode $mode):"
+    printf '%s\n' "$content" | sed 's/^/    |   /'
+    if [ "$DRY_RUN" -eq 0 ]; then
+        printf '%s\n' "$content" > "$dest.tmp.$$"
+        chmod "$mode" "$dest.tmp.$$"
+        mv -f "$dest.tmp.$$" "$dest"
+    fi
+}
+
+boot_config_txt() {
+    if [ -e /boot/firmware/config.txt ]; then
+        echo /boot/firmware/config.txt
+    elif [ -e /boot/config.txt ]; then
+        echo /boot/config.txt
+    fi
+}
+
+example_config() {
+    local c
+    for c in "${EXAMPLE_CANDIDATES[@]}"; do
+        if [ -e "$c" ]; then
+            echo "$c"
+            return 0
+        fi
+    done
+    return 1
+}
+
+preflight() {
+    local problems=0 arch
+    step preflight "checks before changing anything"
+    arch=$(uname -m)
+    case $arch in
+        aarch64|armv7l) note "architecture $arch: supported" ;;
+        *) note "architecture $arch: not a Raspberry Pi OS build this script targets (aarch64, armv7l)" ;;
+    esac
+    if [ -r /etc/os-release ] && grep -q '^VERSION_CODENAME=bookworm' /etc/os-release; then
+        note "OS: Bookworm"
+    else
+        note "OS: not Bookworm; the steps are written for Raspberry Pi OS Bookworm"
+    fi
+    if [ "$MODE" = install ]; then
+        for f in "$UNIT_SRC" "$UDEV_SRC"; do
+            if [ -e "$f" ]; then
+                note "found $f"
+            else
+                warn "missing from the checkout: $f"
+                problems=$((problems + 1))
+            fi
+        done
+        if EXAMPLE=$(example_config); then
+            note "found example config $EXAMPLE"
+        else
+            warn "missing from the checkout: an example config (${EXAMPLE_CANDIDATES[*]})"
+            EXAMPLE=${EXAMPLE_CANDIDATES[0]}
+            problems=$((problems + 1))
+        fi
+    fi
+    if [ "$DRY_RUN" -eq 0 ] && [ "$(id -u)" -ne 0 ]; then
+        die "run as root (sudo $0 $*), or use --dry-run to see the steps"
+    fi
+    if [ "$problems" -gt 0 ]; then
+        if [ "$DRY_RUN" -eq 1 ]; then
+            PROBLEMS=$problems
+        else
+            die "$problems file(s) missing from the checkout at $SRC; nothing was changed"
+        fi
+    fi
+}
+
+do_packages() {
+    step packages "apt packages: ${APT_PACKAGES[*]}"
+    note "python3-lgpio comes from apt, not pip: the venv sees it through --system-site-packages"
+    run env DEBIAN_FRONTEND=noninteractive apt-get update
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
+}
+
+do_groups() {
+    local g
+    step groups "groups ${GROUPS_NEEDED[*]} (created only if missing)"
+    for g in "${GROUPS_NEEDED[@]}"; do
+        if [ "$DRY_RUN" -eq 1 ] || ! getent group "$g" > /dev/null; then
+            note "if group $g does not exist:"
+            run groupadd --system "$g"
+        else
+            note "group $g exists"
+        fi
+    done
+}
+
+do_user() {
+    local joined
+    joined=$(IFS=,; echo "${GROUPS_NEEDED[*]}")
+    step user "system user $APP in groups $joined"
+    if [ "$DRY_RUN" -eq 1 ] || ! id -u "$APP" > /dev/null 2>&1; then
+        note "if user $APP does not exist:"
+        run useradd --system --user-group --home-dir "$STATE_DIR" --no-create-home \
+            --shell /usr/sbin/nologin --comment "card-assistant daemon" "$APP"
+    else
+        note "user $APP exists"
+    fi
+    run usermod --append --groups "$joined" "$APP"
+}
+
+do_venv() {
+    step venv "virtual environment $VENV (--system-site-packages, for apt's python3-lgpio)"
+    run install -d -m 0755 "$PREFIX"
+    if [ "$DRY_RUN" -eq 1 ] || [ ! -x "$VENV/bin/python" ]; then
+        note "if $VENV does not exist yet:"
+        run python3 -m venv --system-site-packages "$VENV"
+    else
+        note "$VENV exists: refreshed for the current python3"
+        run python3 -m venv --system-site-packages --upgrade "$VENV"
+    fi
+    run "$VENV/bin/python" -c "import lgpio"
+}
+
+do_pip() {
+    step pip "pip install the package from $SRC into the venv"
+    run "$VENV/bin/python" -m pip install --upgrade pip
+    run "$VENV/bin/python" -m pip install --upgrade "$SRC"
+    run "$VENV/bin/card-assistant" --help
+}
+
+do_udev() {
+    step udev "udev rule for the reader ($UDEV_DST, the /dev/card-reader link)"
+    run install -m 0644 "$UDEV_SRC" "$UDEV_DST"
+    run udevadm control --reload-rules
+    run udevadm trigger --action=add --subsystem-match=tty
+}
+
+do_modules() {
+    step modules "load i2c-dev and cdc_acm at boot ($MODULES_DST)"
+    note "the unit allows the device classes i2c and ttyACM; they exist once these modules load"
+    printf '# card-assistant: /dev/i2c-* for the OLED, /dev/ttyACM* for the reader\ni2c-dev\ncdc_acm\n' \
+        | write_file "$MODULES_DST" 0644
+    run modprobe -a i2c-dev cdc_acm
+}
+
+do_i2c() {
+    local cfg
+    step i2c "enable I2C at 400 kHz (dtparam=i2c_arm=on, dtparam=i2c_arm_baudrate=400000)"
+    if [ "$DRY_RUN" -eq 1 ] || command -v raspi-config > /dev/null; then
+        note "if raspi-config is installed:"
+        run raspi-config nonint do_i2c 0
+    else
+        note "raspi-config not installed: config.txt is edited directly"
+    fi
+    cfg=$(boot_config_txt || true)
+    if [ -z "$cfg" ]; then
+        if [ "$DRY_RUN" -eq 1 ]; then
+            cfg=/boot/firmware/config.txt
+            note "no config.txt on this machine; on a Pi it is /boot/firmware/config.txt (Bookworm) or /boot/config.txt"
+        else
+            warn "neither /boot/firmware/config.txt nor /boot/config.txt exists: not a Raspberry Pi? I2C left alone"
+            return 0
+        fi
+    fi
+    note "replace (or add) one marked block at the end of $cfg, under [all] so no model filter applies;"
+    note "later lines win, so this baud rate overrides any earlier i2c_arm_baudrate"
+    run sed -i "/^# card-assistant-i2c-begin/,/^# card-assistant-i2c-end/d" "$cfg"
+    {
+        say "$I2C_BEGIN"
+        say "[all]"
+        say "dtparam=i2c_arm=on"
+        say "dtparam=i2c_arm_baudrate=400000"
+        say "$I2C_END"
+    } | append_file "$cfg"
+    note "config.txt is read at boot: reboot once after the first install for 400 kHz"
+}
+
+append_file() {
+    local dest=$1 content
+    content=$(cat)
+    say "    \$ append to $dest:"
+    printf '%s\n' "$content" | sed 's/^/    |   /'
+    if [ "$DRY_RUN" -eq 0 ]; then
+        # never glue the block onto a last line that has no newline
+        if [ -s "$dest" ] && [ -n "$(tail -c 1 "$dest")" ]; then
+            printf '\n' >> "$dest"
+        fi
+        printf '%s\n' "$content" >> "$dest"
+    fi
+}
+
+do_config() {
+    step config "config $CONF, written once from the example (never overwritten on upgrade)"
+    run install -d -m 0755 "$CONF_DIR"
+    if [ "$DRY_RUN" -eq 1 ] || [ ! -e "$CONF" ]; then
+        note "only if $CONF does not exist yet (an existing one is kept as it is):"
+        run install -m 0640 -o root -g "$APP" "$EXAMPLE" "$CONF"
+    else
+        note "$CONF exists: kept as it is (compare with $EXAMPLE after an upgrade)"
+    fi
+}
+
+do_service() {
+    step service "install, enable and start $APP.service"
+    run install -m 0644 "$UNIT_SRC" "$UNIT_DST"
+    run systemctl daemon-reload
+    run systemctl enable "$APP.service"
+    note "restart, so an upgrade runs the new code (starts it if it was not running)"
+    run systemctl restart "$APP.service"
+    run systemctl --no-pager --lines=0 status "$APP.service"
+}
+
+install_all() {
+    preflight "$@"
+    do_packages
+    do_groups
+    do_user
+    do_venv
+    do_pip
+    do_udev
+    do_modules
+    do_i2c
+    do_config
+    do_service
+    say ""
+    say "==> done: $APP installed. Logs: journalctl -u $APP -f"
+}
+
+uninstall_all() {
+    preflight "$@"
+    step service "stop, disable and remove $APP.service"
+    if [ "$DRY_RUN" -eq 1 ] || [ -e "$UNIT_DST" ]; then
+        run systemctl disable --now "$APP.service"
+        run systemctl reset-failed "$APP.service" || true
+        run rm -f "$UNIT_DST"
+        run systemctl daemon-reload
+    else
+        note "$UNIT_DST not installed"
+    fi
+    step udev "remove the reader's udev rule"
+    run rm -f "$UDEV_DST"
+    run udevadm control --reload-rules
+    step modules "remove $MODULES_DST (modules stay loaded until reboot)"
+    run rm -f "$MODULES_DST"
+    step venv "remove the venv and $PREFIX"
+    run rm -rf "$PREFIX"
+    step keep "left in place on purpose"
+    note "the journal of every match: $STATE_DIR (delete it yourself to lose the history)"
+    note "your settings: $CONF"
+    note "the user $APP and the groups (they own the journal), and I2C in config.txt"
+    say ""
+    say "==> done: $APP uninstalled."
+}
+
+PROBLEMS=0
+EXAMPLE=${EXAMPLE_CANDIDATES[0]}
+if [ "$DRY_RUN" -eq 1 ]; then
+    say "install.sh --dry-run ($MODE): printing every step; nothing is changed"
+    say "checkout: $SRC"
+fi
+if [ "$MODE" = install ]; then
+    install_all "$@"
+else
+    uninstall_all "$@"
+fi
+if [ "$PROBLEMS" -gt 0 ]; then
+    say ""
+    say "dry run: $PROBLEMS file(s) missing from the checkout would stop the real install (see the warnings)"
+    exit 1
+fi
