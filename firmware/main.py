@@ -1,0 +1,26 @@
+"""Boot entry on the Pico: wire app.App to hw.py and run the polling loop forever."""
+import app
+import config
+import hw
+import mfrc522
+from proto import LineBuffer
+
+
+def main():
+    readers = [mfrc522.Mfrc522(bus) for bus in hw.buses(config.PADS)]
+    feedback = hw.Feedback(config.PADS)
+    fw = app.App(readers, hw.write, feedback, config.PRESENT_AFTER, config.GONE_AFTER,
+                 config.HEARTBEAT_MS, hw.boot_id(), hw.ticks_diff)
+    fw.start(hw.ticks_ms())
+    serial, lines, feed = hw.Serial(), LineBuffer(), hw.watchdog()
+    while True:
+        fw.poll_next()
+        for line in lines.feed(serial.read()):
+            fw.on_line(line)
+        now = hw.ticks_ms()
+        fw.tick(now)
+        feedback.service(now)
+        feed()
+
+
+main()

@@ -1,0 +1,82 @@
+"""Wire framing for the reader: ``<seq> <body>*<crc>`` lines, CRC-16/CCITT-FALSE.
+
+Runs unchanged on the Pico (MicroPython) and under CPython in tests; the host
+side (assistant/protocol.py) reads the same format. PROTOCOL.md is the spec,
+protocol_vectors.json the shared test vectors.
+"""
+
+SEQ_MOD = 65536  # sequence numbers wrap from 65535 to 0; only HELLO restarts at 0 on boot
+MAX_LINE = 96  # bytes, without the newline
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF): catches swapped and flipped characters."""
+    for b in data:
+        crc ^= b << 8
+        for _ in range(8):
+            if crc & 0x8000:
+                crc = ((crc << 1) ^ 0x1021) & 0xFFFF
+            else:
+                crc = (crc << 1) & 0xFFFF
+    return crc
+
+
+def frame(seq, body):
+    """One line, newline included, as bytes."""
+    head = "%d %s" % (seq, body)
+    return ("%s*%04X\n" % (head, crc16(head.encode()))).encode()
+
+
+def unframe(line):
+    """``(seq, words)`` for a good line, or ``(None, reason)`` for a bad one; never raises."""
+    if isinstance(line, (bytes, bytearray)):
+        for b in line:
+            if b > 126 or (b < 32 and b not in (9, 10, 13)):
+                return None, "not plain ASCII"
+        line = bytes(line).decode()
+    line = line.strip()
+    if len(line) > MAX_LINE:
+        return None, "too long"
+    star = line.rfind("*")
+    if star < 0:
+        return None, "no checksum"
+    head, tail = line[:star], line[star + 1:]
+    try:
+        want = int(tail, 16) if len(tail) == 4 else -1
+    except ValueError:
+        want = -1
+    if want < 0:
+        return None, "bad checksum field"
+    if crc16(head.encode()) != want:
+        return None, "checksum mismatch"
+    words = head.split()
+    if len(words) < 2 or not words[0].isdigit():
+        return None, "no sequence number"
+    seq = int(words[0])
+    if seq >= SEQ_MOD:
+        return None, "sequence number out of range"
+    return seq, words[1:]
+
+
+class LineBuffer:
+    """Cuts a byte stream into lines; a line longer than MAX_LINE is dropped whole
+    (returned as None so the caller can say so) instead of growing without bound."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.overlong = False
+
+    def feed(self, data):
+        out = []
+        for b in data:
+            if b == 10:
+                out.append(None if self.overlong else bytes(self.buf))
+                self.buf = bytearray()
+                self.overlong = False
+            elif not self.overlong:
+                if len(self.buf) >= MAX_LINE + 2:
+                    self.overlong = True
+                    self.buf = bytearray()
+                else:
+                    self.buf.append(b)
+        return out

@@ -1,0 +1,59 @@
+"""The same firmware checks under CPython, one pytest test per check (issue 4, items 1 and 3).
+
+Names say what each covers: framing vectors, the MFRC522 driver against the
+register model, presence debounce, polling order with idle antennas off, two
+tags on a pad, boot banner and snapshot, heartbeat, sequence numbers.
+"""
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+TESTS = Path(__file__).resolve().parent.parent / "firmware" / "tests"
+sys.path[:0] = [str(TESTS.parent), str(TESTS)]
+try:
+    import fw_checks
+    from presence import CONFLICT, EMPTY, Presence
+finally:
+    del sys.path[:2]
+    for name in ("fw_checks", "sim_mfrc522", "app", "mfrc522", "presence", "proto"):
+        sys.modules.pop(name, None)  # generic names: keep them out of other tests' way
+
+fw_checks.load_vectors(TESTS.parent / "protocol_vectors.json")
+
+
+@pytest.mark.parametrize("check", fw_checks.CHECKS, ids=lambda c: c.__name__[len("check_"):])
+def test_firmware(check):
+    check()
+
+
+READING = st.sampled_from([EMPTY, "04A1B2C3D4E5F6", "04A1B2C3D4E5F7", CONFLICT, None])
+
+
+@given(st.lists(READING, max_size=200), st.integers(1, 5), st.integers(1, 5))
+def test_debounce_reports_alternate_and_agree_with_its_state(readings, n, m):
+    """Whatever the polls say: arrivals and removals alternate per tag, and the
+    reported changes, replayed, land on the pad's stable state."""
+    p = Presence(n, m)
+    shown = EMPTY
+    for r in readings:
+        for kind, value in p.poll(r):
+            if kind == "remove":
+                assert shown == value
+                shown = EMPTY
+            elif kind == "clear":
+                assert shown == CONFLICT
+                shown = EMPTY
+            else:
+                assert shown == EMPTY
+                shown = value if kind == "arrive" else CONFLICT
+    assert shown == p.stable
+
+
+@given(st.integers(1, 5), st.integers(1, 5), st.integers(0, 20), st.integers(0, 20))
+def test_debounce_one_tap_is_one_arrival_and_one_removal(n, m, rest, gap):
+    p = Presence(n, m)
+    polls = [EMPTY] * gap + ["04A1B2C3D4E5F6"] * (n + rest) + [EMPTY] * (m + gap)
+    changes = [c for r in polls for c in p.poll(r)]
+    assert changes == [("arrive", "04A1B2C3D4E5F6"), ("remove", "04A1B2C3D4E5F6")]
