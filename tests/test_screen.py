@@ -97,8 +97,8 @@ def test_screen_matches_golden(name):
         GOLDEN.mkdir(exist_ok=True)
         img.save(path)
     assert path.exists(), f"no reference for {name}: run with UPDATE_GOLDEN=1 and review it"
-    ref = Image.open(path).convert("1")
-    diff = ImageChops.difference(img, ref).getbbox()
+    ref = Image.open(path).convert("L")
+    diff = ImageChops.difference(img.convert("L"), ref).getbbox()
     assert diff is None, f"{name} differs from {path.name} in box {diff}"
 
 
