@@ -154,7 +154,7 @@ class Towers:
             if c in other or (live and (c in self.played or c == self.up_card)):
                 raise Refused(f"{card_name(c)} cannot be in {self.name(seat)}'s hand: it is elsewhere")
         hand = set(cards)
-        if seat == self.dealer and self.picked_up:
+        if live and seat == self.dealer and self.picked_up:
             if self.discard is not None and self.discard not in hand and self.discard != self.up_card:
                 raise Refused(f"{self.name(seat)} discarded a card that is not in this hand")
             hand.add(self.up_card)
