@@ -1,0 +1,183 @@
+"""The box's one config file (TOML): pins, display, reader, game defaults, paths.
+
+Every key has a default here that matches the wiring in ``hardware/pins.md``;
+the file only needs the keys that differ. An unknown section or key is an error
+that names it and lists the known ones, so a typo never silently falls back to
+a default. ``assistant/config.example.toml`` is the checked-in example
+(``systemd/install.sh`` copies it to ``/etc/card-assistant/config.toml``).
+
+>>> cfg = from_dict({"display": {"driver": "sh1106"}})
+>>> cfg.display.driver, hex(cfg.display.address), cfg.pins.ok
+('sh1106', '0x3c', 13)
+>>> from_dict({"display": {"adress": 0x3D}})
+Traceback (most recent call last):
+...
+assistant.config.ConfigError: config: unknown key [display] adress (known: driver, i2c_port, address, rotate)
+"""
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+EXAMPLE = Path(__file__).with_name("config.example.toml")
+DRIVERS = ("ssd1306", "sh1106", "dummy", "emulator")
+GAMES = ("towers", "twenty-nine")
+# Twenty-Nine option keys and their allowed values, default first (scenario format, rulings).
+GAME_OPTIONS = {
+    "trick_trumps": ("whole", "after-call"),
+    "pair": ("off", "on"),
+    "double": ("off", "on"),
+    "scoring": ("seed", "pagat"),
+    "two_point_bid": (20, 21),
+}
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message names the file, section and key."""
+
+
+@dataclass(frozen=True)
+class Pins:
+    """BCM GPIO numbers (not header pin numbers); see hardware/pins.md."""
+    left: int = 5
+    right: int = 6
+    ok: int = 13
+    back: int = 19
+    buzzer: int = 18
+    led: int = 23
+
+
+@dataclass(frozen=True)
+class Buttons:
+    hold_time: float = 1.0     # seconds a press must last to count as a hold (menu, undo)
+    bounce_time: float = 0.02  # seconds; contact bounce filter
+
+
+@dataclass(frozen=True)
+class Display:
+    driver: str = "ssd1306"    # ssd1306 | sh1106 | dummy | emulator (luma.emulator, if installed)
+    i2c_port: int = 1          # /dev/i2c-1 on a Pi's 40-pin header
+    address: int = 0x3C
+    rotate: int = 0            # 0..3, quarter turns clockwise (2 = mounted upside down)
+
+
+@dataclass(frozen=True)
+class Reader:
+    device: str = "/dev/card-reader"  # the udev link to the Pico's USB serial port
+    baud: int = 115200
+
+
+@dataclass(frozen=True)
+class Game:
+    game: str = "towers"
+    trick_trumps: str = "whole"
+    pair: str = "off"
+    double: str = "off"
+    scoring: str = "seed"
+    two_point_bid: int = 20
+
+    def options(self):
+        """The Twenty-Nine options as scenario ``option KEY=VALUE`` pairs (values as text)."""
+        return {k: str(getattr(self, k)) for k in GAME_OPTIONS}
+
+
+@dataclass(frozen=True)
+class Paths:
+    state_dir: str = "/var/lib/card-assistant"  # the journal lives here
+    deck: str = "deck.toml"                     # the enrolled pack; relative = under state_dir
+
+    def deck_path(self):
+        return Path(self.state_dir) / self.deck
+
+
+@dataclass(frozen=True)
+class Config:
+    pins: Pins = Pins()
+    buttons: Buttons = Buttons()
+    display: Display = Display()
+    reader: Reader = Reader()
+    game: Game = Game()
+    paths: Paths = Paths()
+
+
+def _check_type(where, key, value, default):
+    want = type(default)
+    ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not ok:
+        raise ConfigError(f"{where}: [{key}] should be {want.__name__}, not {value!r}")
+    return value
+
+
+def _validate(cfg, source):
+    d, g, b = cfg.display, cfg.game, cfg.buttons
+    problems = []
+    if d.driver not in DRIVERS:
+        problems.append(f"[display] driver {d.driver!r} is not one of {', '.join(DRIVERS)}")
+    if not 0x03 <= d.address <= 0x77:
+        problems.append(f"[display] address {d.address:#x} is not a 7-bit I2C address")
+    if d.rotate not in (0, 1, 2, 3):
+        problems.append(f"[display] rotate {d.rotate} must be 0, 1, 2 or 3")
+    if g.game not in GAMES:
+        problems.append(f"[game] game {g.game!r} is not one of {', '.join(GAMES)}")
+    for key, allowed in GAME_OPTIONS.items():
+        if getattr(g, key) not in allowed:
+            problems.append(f"[game] {key} {getattr(g, key)!r} is not one of "
+                            + ", ".join(map(str, allowed)))
+    pins = {f.name: getattr(cfg.pins, f.name) for f in fields(Pins)}
+    for name, pin in pins.items():
+        if not 0 <= pin <= 27:
+            problems.append(f"[pins] {name} = {pin} is not a GPIO of the 40-pin header (0..27)")
+        elif pin in (2, 3):
+            problems.append(f"[pins] {name} = {pin} is taken by the OLED's I2C (GPIO 2 SDA, 3 SCL)")
+    taken = {}
+    for name, pin in pins.items():
+        if pin in taken:
+            problems.append(f"[pins] {name} and {taken[pin]} are both on GPIO {pin}")
+        taken.setdefault(pin, name)
+    if b.hold_time <= 0 or b.bounce_time < 0:
+        problems.append("[buttons] hold_time must be above 0 and bounce_time 0 or more")
+    if b.bounce_time >= b.hold_time:
+        problems.append("[buttons] bounce_time must be shorter than hold_time")
+    if problems:
+        raise ConfigError(f"{source}: " + "; ".join(problems))
+
+
+def from_dict(data, source="config"):
+    """A ``Config`` from parsed TOML: missing keys take defaults, unknown ones are refused."""
+    sections = {f.name: f.type for f in fields(Config)}
+    unknown = sorted(set(data) - set(sections))
+    if unknown:
+        raise ConfigError(f"{source}: unknown section [{unknown[0]}] (known: {', '.join(sections)})")
+    built = {}
+    for name, cls in sections.items():
+        table = data.get(name, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{source}: {name} should be a [{name}] table")
+        defaults = cls()
+        known = [f.name for f in fields(cls)]
+        for key in table:
+            if key not in known:
+                raise ConfigError(
+                    f"{source}: unknown key [{name}] {key} (known: {', '.join(known)})")
+        values = {k: _check_type(source, f"{name}] {k}", v, getattr(defaults, k))
+                  for k, v in table.items()}
+        built[name] = replace(defaults, **values)
+    cfg = Config(**built)
+    _validate(cfg, source)
+    return cfg
+
+
+def load(path=None):
+    """Read ``path`` (TOML); ``None`` gives the defaults. Errors are ``ConfigError``."""
+    if path is None:
+        return Config()
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    return from_dict(data, str(path))
