@@ -57,7 +57,7 @@ class Display:
     driver: str = "ssd1306"    # ssd1306 | sh1106 | dummy | emulator (luma.emulator, if installed)
     i2c_port: int = 1          # /dev/i2c-1 on a Pi's 40-pin header
     address: int = 0x3C
-    rotate: int = 0            # 0..3, quarter turns clockwise (2 = mounted upside down)
+    rotate: int = 0            # 0, or 2 when mounted upside down (screens are drawn landscape)
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,8 @@ def _validate(cfg, source):
         problems.append(f"[display] driver {d.driver!r} is not one of {', '.join(DRIVERS)}")
     if not 0x03 <= d.address <= 0x77:
         problems.append(f"[display] address {d.address:#x} is not a 7-bit I2C address")
-    if d.rotate not in (0, 1, 2, 3):
-        problems.append(f"[display] rotate {d.rotate} must be 0, 1, 2 or 3")
+    if d.rotate not in (0, 2):
+        problems.append(f"[display] rotate {d.rotate} must be 0 or 2 (the screens are landscape)")
     if g.game not in GAMES:
         problems.append(f"[game] game {g.game!r} is not one of {', '.join(GAMES)}")
     for key, allowed in GAME_OPTIONS.items():

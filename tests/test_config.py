@@ -35,6 +35,7 @@ def test_missing_file_means_defaults_and_partial_file_overrides_only_its_keys(tm
     ("[pins]\nok = '13'\n", "should be int"),
     ("[display]\ndriver = 'ili9341'\n", "driver 'ili9341' is not one of"),
     ("[display]\naddress = 0x80\n", "not a 7-bit I2C address"),
+    ("[display]\nrotate = 1\n", "rotate 1 must be 0 or 2"),
     ("[pins]\nok = 5\n", "ok and left are both on GPIO 5"),
     ("[pins]\nled = 2\n", "taken by the OLED's I2C"),
     ("[game]\nscoring = 'rubber'\n", "scoring 'rubber' is not one of seed, pagat"),

@@ -1,0 +1,107 @@
+"""The display adapter: hands rendered frames to a luma device, never the same frame twice.
+
+luma's ssd1306/sh1106 drivers send the whole frame (1,034 bytes on I2C, ~23 ms
+at 400 kHz) on every ``display()`` call, so ``Display.show`` compares the frame
+with the last one sent and skips it when nothing changed. The device is a real
+luma one: ``ssd1306``/``sh1106`` over I2C on the box, luma's own ``dummy`` in
+the simulation and tests, ``luma.emulator``'s ``capture`` if that is installed.
+luma is imported only when a device is opened.
+
+    display = open_display(cfg.display, frames_dir="frames/")
+    display.show(screen.render(view))   # True: sent; False: same as the last frame
+    print(to_terminal(display.last))    # the interactive simulation's view of the OLED
+    display.close()
+"""
+from pathlib import Path
+
+WIDTH, HEIGHT = 128, 64
+
+
+class Display:
+    """Wraps one luma device; optionally saves every frame it sends as a numbered PNG."""
+
+    def __init__(self, device, frames_dir=None):
+        if tuple(device.size) != (WIDTH, HEIGHT):
+            raise ValueError(f"the screens are drawn {WIDTH}x{HEIGHT}; this device is "
+                             f"{device.size[0]}x{device.size[1]} (rotate must be 0 or 2)")
+        self.device = device
+        self.frames_dir = Path(frames_dir) if frames_dir is not None else None
+        if self.frames_dir is not None:
+            self.frames_dir.mkdir(parents=True, exist_ok=True)
+        self.last = None        # the last image sent (a PIL image), None before the first
+        self._last_bytes = None
+        self.sent = 0           # frames handed to the device
+        self.skipped = 0        # frames identical to the last one, not sent
+
+    def show(self, image):
+        """Send ``image`` unless it equals the last frame sent; return whether it was sent."""
+        if image.mode != "1" or image.size != (WIDTH, HEIGHT):
+            raise ValueError(f"a frame is a mode-'1' {WIDTH}x{HEIGHT} image, not {image.mode} {image.size}")
+        data = image.tobytes()
+        if data == self._last_bytes:
+            self.skipped += 1
+            return False
+        mode = self.device.mode
+        self.device.display(image if mode == "1" else image.convert(mode))
+        self._last_bytes, self.last = data, image
+        self.sent += 1
+        if self.frames_dir is not None:
+            image.save(self.frames_dir / f"frame-{self.sent:06d}.png")
+        return True
+
+    def close(self):
+        """Blank and release the device (luma's cleanup: display off, I2C bus closed)."""
+        if self.device is not None:
+            self.device.cleanup()
+            self.device = None
+
+
+def open_device(cfg):
+    """A luma device for ``cfg`` (an ``assistant.config.Display``)."""
+    if cfg.driver in ("ssd1306", "sh1106"):
+        from luma.core.interface.serial import i2c
+        from luma.oled import device as oled
+
+        serial = i2c(port=cfg.i2c_port, address=cfg.address)
+        return getattr(oled, cfg.driver)(serial, width=WIDTH, height=HEIGHT, rotate=cfg.rotate)
+    if cfg.driver == "dummy":
+        from luma.core.device import dummy
+
+        return dummy(width=WIDTH, height=HEIGHT, rotate=cfg.rotate, mode="1")
+    if cfg.driver == "emulator":
+        try:
+            from luma.emulator.device import capture
+        except ImportError:
+            raise RuntimeError("display driver 'emulator' needs luma.emulator "
+                               "(pip install luma.emulator), or use 'dummy'") from None
+        return capture(width=WIDTH, height=HEIGHT, rotate=cfg.rotate, mode="1")
+    raise ValueError(f"unknown display driver {cfg.driver!r}")
+
+
+def open_display(cfg, frames_dir=None):
+    """The ``Display`` for a config's ``[display]`` section."""
+    return Display(open_device(cfg), frames_dir)
+
+
+_HALF = " ▀▄█"               # index: top pixel 1, bottom pixel 2
+_QUAD = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"  # index: top-left 1, top-right 2, bottom-left 4, bottom-right 8
+
+
+def to_terminal(image, border=True, compact=False):
+    """The frame as text: half blocks (128 columns x 32 lines), or with ``compact`` quarter
+    blocks (64 x 32, fits an 80-column terminal; small text gets harder to read)."""
+    w, h = image.size
+    px = image.convert("1").load()
+    on = lambda x, y: x < w and y < h and px[x, y] != 0  # noqa: E731
+    lines = []
+    if compact:
+        for y in range(0, h, 2):
+            lines.append("".join(_QUAD[on(x, y) | on(x + 1, y) << 1 | on(x, y + 1) << 2
+                                       | on(x + 1, y + 1) << 3] for x in range(0, w, 2)))
+        w = (w + 1) // 2
+    else:
+        for y in range(0, h, 2):
+            lines.append("".join(_HALF[on(x, y) | on(x, y + 1) << 1] for x in range(w)))
+    if border:
+        lines = ["┌" + "─" * w + "┐"] + [f"│{ln}│" for ln in lines] + ["└" + "─" * w + "┘"]
+    return "\n".join(lines)

@@ -1,0 +1,123 @@
+"""The display adapter over real luma devices: dummy, and ssd1306/sh1106 on luma's noop interface.
+
+The I2C traffic is observed with a Mock that *wraps* luma's own ``noop`` serial
+interface (a spy, not a fake): it records what the real driver would send.
+"""
+from unittest import mock
+
+import pytest
+from PIL import Image
+
+from assistant.config import Display as DisplayCfg
+from assistant.display import Display, open_device, open_display, to_terminal
+from assistant.screen import render
+from assistant.view import Alert, View
+
+
+def frame(score=(0, 0), alert=None):
+    return render(View(game="towers", seats=("P1", "P2"), phase="play", score=score, alert=alert))
+
+
+def spy_device(driver):
+    from luma.core.interface.serial import noop
+    from luma.oled import device as oled
+
+    spy = mock.Mock(wraps=noop())
+    dev = getattr(oled, driver)(serial_interface=spy, width=128, height=64)
+    spy.reset_mock()  # forget the init sequence and luma's own clear()
+    return dev, spy
+
+
+def data_bytes(spy):
+    return sum(len(c.args[0]) for c in spy.data.call_args_list)
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+def test_an_identical_frame_is_never_sent_to_the_oled(driver):
+    """luma sends a full frame per display(); the adapter sends nothing for a repeat."""
+    dev, spy = spy_device(driver)
+    d = Display(dev)
+    assert d.show(frame()) is True
+    assert data_bytes(spy) == 1024  # 128x64 bits: the whole frame went out
+    spy.reset_mock()
+    assert d.show(frame()) is False  # a new image object with the same pixels
+    assert spy.data.call_count == 0 and spy.command.call_count == 0
+    assert d.show(frame(score=(1, 0))) is True
+    assert data_bytes(spy) == 1024
+    assert (d.sent, d.skipped) == (2, 1)
+
+
+def test_dummy_device_holds_exactly_the_frame_sent():
+    d = open_display(DisplayCfg(driver="dummy"))
+    img = frame(score=(3, 2))
+    d.show(img)
+    assert d.device.image.tobytes() == img.tobytes()
+    d.show(frame(score=(3, 2)))
+    assert d.sent == 1
+    d.close()
+    assert d.device is None
+
+
+def test_rotate_2_flips_the_frame_on_the_device():
+    d = open_display(DisplayCfg(driver="dummy", rotate=2))
+    img = frame(score=(4, 1))
+    d.show(img)
+    assert d.device.image.tobytes() == img.rotate(180).tobytes()
+
+
+def test_a_portrait_device_is_refused():
+    from luma.core.device import dummy
+
+    with pytest.raises(ValueError, match="rotate must be 0 or 2"):
+        Display(dummy(width=128, height=64, rotate=1, mode="1"))
+
+
+def test_a_frame_of_the_wrong_shape_is_refused():
+    d = open_display(DisplayCfg(driver="dummy"))
+    with pytest.raises(ValueError, match="mode-'1' 128x64"):
+        d.show(Image.new("1", (64, 64)))
+    with pytest.raises(ValueError):
+        d.show(Image.new("RGB", (128, 64)))
+
+
+def test_frames_dir_gets_one_png_per_sent_frame(tmp_path):
+    d = open_display(DisplayCfg(driver="dummy"), frames_dir=tmp_path / "frames")
+    a, b = frame(), frame(alert=Alert("renege", "P2 failed to follow ♥ (trick 3)"))
+    for img in (a, a, b, b, a):
+        d.show(img)
+    files = sorted((tmp_path / "frames").iterdir())
+    assert [f.name for f in files] == [f"frame-00000{i}.png" for i in (1, 2, 3)]
+    assert [Image.open(f).convert("1").tobytes() for f in files] == [x.tobytes() for x in (a, b, a)]
+
+
+def test_emulator_driver_says_what_to_install_when_missing():
+    try:
+        import luma.emulator  # noqa: F401
+    except ImportError:
+        with pytest.raises(RuntimeError, match="luma.emulator"):
+            open_device(DisplayCfg(driver="emulator"))
+    else:  # pragma: no cover - only where luma.emulator is installed
+        assert open_device(DisplayCfg(driver="emulator")).size == (128, 64)
+
+
+def test_terminal_rendering_maps_pixel_pairs_to_half_blocks():
+    img = Image.new("1", (128, 64))
+    img.putpixel((0, 0), 1)   # top half of cell (0, 0)
+    img.putpixel((1, 1), 1)   # bottom half of cell (1, 0)
+    img.putpixel((2, 0), 1)
+    img.putpixel((2, 1), 1)   # both
+    lines = to_terminal(img, border=False).split("\n")
+    assert len(lines) == 32 and all(len(ln) == 128 for ln in lines)
+    assert lines[0][:4] == "▀▄█ "
+    assert set("".join(lines[1:])) == {" "}
+    boxed = to_terminal(img).split("\n")
+    assert len(boxed) == 34 and boxed[1] == "│" + lines[0] + "│"
+
+
+def test_compact_terminal_rendering_uses_quarter_blocks():
+    img = Image.new("1", (128, 64))
+    for xy in ((0, 0), (3, 1), (4, 0), (5, 0), (4, 1), (5, 1)):
+        img.putpixel(xy, 1)
+    lines = to_terminal(img, border=False, compact=True).split("\n")
+    assert len(lines) == 32 and all(len(ln) == 64 for ln in lines)
+    assert lines[0][:4] == "▘▗█ "
