@@ -40,8 +40,7 @@ I2C_END="# card-assistant-i2c-end"
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 UNIT_SRC=$SRC/systemd/card-assistant.service
 UDEV_SRC=$SRC/hardware/99-card-assistant-reader.rules
-# The example config: the first of these that exists in the checkout.
-EXAMPLE_CANDIDATES=("$SRC/config.example.toml" "$SRC/assistant/config.example.toml")
+EXAMPLE=$SRC/assistant/config.example.toml
 
 DRY_RUN=0
 MODE=install
@@ -116,17 +115,6 @@ boot_config_txt() {
     fi
 }
 
-example_config() {
-    local c
-    for c in "${EXAMPLE_CANDIDATES[@]}"; do
-        if [ -e "$c" ]; then
-            echo "$c"
-            return 0
-        fi
-    done
-    return 1
-}
-
 preflight() {
     local problems=0 arch
     step preflight "checks before changing anything"
@@ -141,7 +129,7 @@ preflight() {
         note "OS: not Bookworm; the steps are written for Raspberry Pi OS Bookworm"
     fi
     if [ "$MODE" = install ]; then
-        for f in "$UNIT_SRC" "$UDEV_SRC"; do
+        for f in "$UNIT_SRC" "$UDEV_SRC" "$EXAMPLE"; do
             if [ -e "$f" ]; then
                 note "found $f"
             else
@@ -149,13 +137,6 @@ preflight() {
                 problems=$((problems + 1))
             fi
         done
-        if EXAMPLE=$(example_config); then
-            note "found example config $EXAMPLE"
-        else
-            warn "missing from the checkout: an example config (${EXAMPLE_CANDIDATES[*]})"
-            EXAMPLE=${EXAMPLE_CANDIDATES[0]}
-            problems=$((problems + 1))
-        fi
     fi
     if [ "$DRY_RUN" -eq 0 ] && [ "$(id -u)" -ne 0 ]; then
         die "run as root (sudo $0 $*), or use --dry-run to see the steps"
@@ -348,7 +329,6 @@ uninstall_all() {
 }
 
 PROBLEMS=0
-EXAMPLE=${EXAMPLE_CANDIDATES[0]}
 if [ "$DRY_RUN" -eq 1 ]; then
     say "install.sh --dry-run ($MODE): printing every step; nothing is changed"
     say "checkout: $SRC"

@@ -243,7 +243,8 @@ def test_dry_run_prints_every_install_step_and_changes_nothing(tmp_path):
         "raspi-config nonint do_i2c 0",
         "dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000",
         "only if /etc/card-assistant/config.toml does not exist yet",
-        "install -m 0640 -o root -g card-assistant",
+        f"install -m 0640 -o root -g card-assistant {src}/assistant/config.example.toml "
+        "/etc/card-assistant/config.toml",
         f"install -m 0644 {src}/systemd/card-assistant.service "
         "/etc/systemd/system/card-assistant.service",
         "systemctl daemon-reload",
@@ -255,7 +256,8 @@ def test_dry_run_prints_every_install_step_and_changes_nothing(tmp_path):
 
 
 def test_dry_run_finds_every_file_the_install_needs(tmp_path):
-    # A dry run also checks the checkout: the unit, the reader's udev rule and the example config.
+    # A dry run also checks the checkout: the unit, the reader's udev rule (hardware/) and the
+    # example config (assistant/); a missing one would stop the real install.
     res, _ = dry_run(tmp_path)
     assert res.returncode == 0, f"install.sh --dry-run failed:\n{res.stderr}"
     assert res.stderr == ""
