@@ -26,6 +26,12 @@ class PadConflict:
 
 
 @dataclass(frozen=True, slots=True)
+class PadCleared:
+    """The tags in conflict on a pad were lifted: the pad reads again."""
+    pad: int
+
+
+@dataclass(frozen=True, slots=True)
 class ReaderStatus:
     """The reader link came up or went down; ``reason`` is plain words for the screen."""
     connected: bool

@@ -41,12 +41,9 @@ def unframe(line):
     if star < 0:
         return None, "no checksum"
     head, tail = line[:star], line[star + 1:]
-    try:
-        want = int(tail, 16) if len(tail) == 4 else -1
-    except ValueError:
-        want = -1
-    if want < 0:
+    if len(tail) != 4 or [c for c in tail if c not in "0123456789ABCDEF"]:
         return None, "bad checksum field"
+    want = int(tail, 16)
     if crc16(head.encode()) != want:
         return None, "checksum mismatch"
     words = head.split()

@@ -1,0 +1,207 @@
+"""The reader adapter against a virtual firmware over a real pty pair (issue 4, item 4).
+
+pyserial opens the pty's slave through a stable name (a symlink, as udev's
+/dev/card-reader would be); the virtual firmware writes the real protocol on
+the master. Covered: a clean tap, 1,000 taps across four pads, garbage bytes,
+corrupted, duplicated and dropped lines, a firmware reboot, and an unplug in
+the middle of a line with replug. Queue timeouts only guard against hangs: what
+is asserted is which events arrive, in which order, and what was counted.
+"""
+import queue
+import random
+
+import pytest
+
+from assistant.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
+from assistant.reader import Reader
+from assistant.virtual_firmware import VirtualFirmware
+
+HANG_GUARD = 20  # seconds; a test that waits this long has failed anyway
+MARKER = "04FFFFFFFFFFFF"
+
+
+class Bench:
+    def __init__(self, tmp_path):
+        self.link = tmp_path / "card-reader"
+        self.vf = VirtualFirmware(self.link).plug()
+        self.q = queue.Queue()
+        self.reader = Reader(str(self.link), self.q, silence=None).start()
+        self.statuses = []
+        assert self.vf.host_ready.wait(HANG_GUARD), "host never sent SYNC"
+
+    def next_tag_events(self, n):
+        """The next ``n`` pad events (ReaderStatus events are kept aside in ``statuses``)."""
+        out = []
+        while len(out) < n:
+            try:
+                e = self.q.get(timeout=HANG_GUARD)
+            except queue.Empty:
+                raise AssertionError(f"only {len(out)} of {n} events arrived: {out}") from None
+            (self.statuses if isinstance(e, ReaderStatus) else out).append(e)
+        return out
+
+    def assert_nothing_more(self):
+        """A marker tap on pad 4 goes through the same pipe: anything still due shows up before it."""
+        self.vf.tap(4, MARKER)
+        assert self.next_tag_events(2) == [TagArrived(4, MARKER), TagRemoved(4, MARKER)]
+
+    def refused(self):
+        return {k: v for k, v in self.reader.counts.items() if k not in ("open failed",)}
+
+
+@pytest.fixture
+def bench(tmp_path):
+    b = Bench(tmp_path)
+    yield b
+    b.reader.stop()
+    b.vf.unplug()
+
+
+def test_clean_tap_is_one_arrival_and_one_removal(bench):
+    first = bench.statuses + [bench.q.get(timeout=HANG_GUARD) for _ in range(2)]
+    assert first == [ReaderStatus(True, "card reader connected"),
+                     ReaderStatus(True, "card reader firmware 1.0.0-virtual ready")]
+    bench.vf.tap(2, "04A1B2C3D4E5F6")
+    assert bench.next_tag_events(2) == [TagArrived(2, "04A1B2C3D4E5F6"), TagRemoved(2, "04A1B2C3D4E5F6")]
+    bench.assert_nothing_more()
+    assert bench.refused() == {}
+
+
+def test_1000_taps_across_four_pads_none_lost_or_doubled(bench):
+    rng = random.Random(4)
+    on_pad, expected, taps = {}, [], 0
+    while taps < 1000:
+        pad = rng.randint(1, 4)
+        if pad in on_pad:
+            uid = on_pad.pop(pad)
+            bench.vf.lift(pad)
+            expected.append(TagRemoved(pad, uid))
+            taps += 1
+        else:
+            uid = on_pad[pad] = f"04{rng.getrandbits(48):012X}"
+            bench.vf.place(pad, uid)
+            expected.append(TagArrived(pad, uid))
+    got = bench.next_tag_events(len(expected))
+    assert got == expected
+    assert sum(isinstance(e, TagRemoved) for e in got) == 1000
+    assert bench.refused() == {}
+
+
+def test_garbage_bytes_are_refused_counted_and_lose_nothing(bench):
+    bench.vf.garbage(b"\x00\xff\xfe noise on the line\n")
+    bench.vf.garbage(b"ARRIVE 1 04A1B2C3D4E5F6\n")  # no sequence, no checksum
+    bench.vf.garbage(b"\xc3\xa9\x01")  # no newline: glued to the front of the next line
+    bench.vf.place(1, "04A1B2C3D4E5F6")  # so this line arrives spoilt ...
+    got = bench.next_tag_events(1)  # ... and the SYNC snapshot brings it back
+    assert got == [TagArrived(1, "04A1B2C3D4E5F6")]
+    bench.assert_nothing_more()
+    counts = bench.refused()
+    assert counts["not plain ASCII"] == 2
+    assert counts["no checksum"] == 1
+
+
+def test_corrupted_line_is_refused_and_recovered_by_sync(bench):
+    bench.vf.corrupt_next()
+    bench.vf.place(3, "0452F1227A6B80")
+    assert bench.next_tag_events(1) == [TagArrived(3, "0452F1227A6B80")]
+    bench.vf.lift(3)
+    assert bench.next_tag_events(1) == [TagRemoved(3, "0452F1227A6B80")]
+    bench.assert_nothing_more()
+    assert bench.refused()["checksum mismatch"] == 1
+
+
+def test_duplicated_line_gives_one_event(bench):
+    bench.vf.double_next()
+    bench.vf.place(1, "04A1B2C3D4E5F6")
+    bench.vf.double_next()
+    bench.vf.lift(1)
+    assert bench.next_tag_events(2) == [TagArrived(1, "04A1B2C3D4E5F6"), TagRemoved(1, "04A1B2C3D4E5F6")]
+    bench.assert_nothing_more()
+    assert bench.refused() == {"duplicate": 2}
+
+
+def test_dropped_arrival_is_recovered_from_the_snapshot(bench):
+    bench.vf.drop_next()
+    bench.vf.place(2, "04A1B2C3D4E5F6")  # lost on the wire
+    bench.vf.place(3, "04C0FFEE123456")  # its seq shows the gap
+    assert bench.next_tag_events(2) == [TagArrived(3, "04C0FFEE123456"), TagArrived(2, "04A1B2C3D4E5F6")]
+    bench.assert_nothing_more()
+    assert bench.refused() == {"dropped": 1}
+
+
+def test_dropped_removal_is_implied_by_the_next_arrival(bench):
+    bench.vf.place(2, "04A1B2C3D4E5F6")
+    assert bench.next_tag_events(1) == [TagArrived(2, "04A1B2C3D4E5F6")]
+    bench.vf.drop_next()
+    bench.vf.lift(2)  # lost
+    bench.vf.place(2, "04A1B2C3D4E5F6")  # the same card put back: a re-tap, not a double
+    assert bench.next_tag_events(2) == [TagRemoved(2, "04A1B2C3D4E5F6"), TagArrived(2, "04A1B2C3D4E5F6")]
+    bench.assert_nothing_more()
+    assert bench.refused() == {"dropped": 1, "recovered": 1}
+
+
+def test_two_tags_on_a_pad_conflict_then_clear(bench):
+    bench.vf.place(1, "04A1B2C3D4E5F6")
+    bench.vf.pile(1)
+    bench.vf.lift(1)
+    assert bench.next_tag_events(4) == [TagArrived(1, "04A1B2C3D4E5F6"), TagRemoved(1, "04A1B2C3D4E5F6"),
+                                        PadConflict(1), PadCleared(1)]
+    bench.assert_nothing_more()
+
+
+def test_firmware_reboot_is_reported_and_reconciled(bench):
+    bench.vf.place(1, "04A1B2C3D4E5F6")
+    bench.vf.place(2, "04C0FFEE123456")
+    assert len(bench.next_tag_events(2)) == 2
+    with bench.vf._lock:  # pad 1's card is lifted while the Pico restarts: no line for it
+        bench.vf.pads.pop(1)
+        bench.vf.reboot()
+    assert bench.next_tag_events(1) == [TagRemoved(1, "04A1B2C3D4E5F6")]
+    assert ReaderStatus(True, "card reader restarted") in bench.statuses
+    bench.assert_nothing_more()  # pad 2's card, still there, is not reported again
+    assert bench.refused() == {"restart": 1}
+
+
+def test_unplug_mid_line_then_replug_loses_nothing(bench):
+    bench.vf.place(1, "04A1B2C3D4E5F6")
+    assert bench.next_tag_events(1) == [TagArrived(1, "04A1B2C3D4E5F6")]
+    bench.vf.cut_next()
+    bench.vf.place(3, "04C0FFEE123456")  # half of this line, then the cable comes out
+    bench.vf.lift(1)  # lifted while unplugged: nobody hears it
+    while ReaderStatus(False, "card reader unplugged") not in bench.statuses:
+        bench.statuses.append(bench.q.get(timeout=HANG_GUARD))
+    bench.vf.plug()  # replug: the Pico powers up again and boots
+    assert bench.vf.host_ready.wait(HANG_GUARD)
+    assert bench.next_tag_events(2) == [TagRemoved(1, "04A1B2C3D4E5F6"), TagArrived(3, "04C0FFEE123456")]
+    bench.assert_nothing_more()
+    assert bench.statuses[-2:] == [ReaderStatus(True, "card reader connected"),
+                                   ReaderStatus(True, "card reader restarted")]
+    assert bench.reader.counts["unplugged"] == 1
+    assert bench.reader.counts["cut off"] == 1
+
+
+def test_commands_reach_the_firmware(bench):
+    before = len(bench.vf.commands)
+    assert bench.reader.send("LED 2 blink")
+    assert bench.reader.send("BEEP 1 120")
+    assert bench.vf.wait_commands(before + 2, HANG_GUARD)
+    assert bench.vf.commands[before:] == [["LED", "2", "blink"], ["BEEP", "1", "120"]]
+    assert bench.vf.feedback == [(2, "led", "blink"), (1, "beep", "120")]
+    bench.assert_nothing_more()  # the OK replies make no events and no refusals
+    assert bench.refused() == {}
+
+
+def test_port_missing_at_start_is_reported_and_retried(tmp_path):
+    link = tmp_path / "card-reader"
+    q = queue.Queue()
+    reader = Reader(str(link), q, silence=None, backoff=(0.01, 0.05)).start()
+    try:
+        assert q.get(timeout=HANG_GUARD) == ReaderStatus(False, f"card reader not found at {link}")
+        vf = VirtualFirmware(link).plug()
+        try:
+            assert vf.host_ready.wait(HANG_GUARD)
+            assert q.get(timeout=HANG_GUARD) == ReaderStatus(True, "card reader connected")
+        finally:
+            vf.unplug()
+    finally:
+        reader.stop()
