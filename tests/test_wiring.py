@@ -1,0 +1,136 @@
+"""hardware/wiring.png is generated from hardware/wiring.py, and that source agrees with the code.
+
+- The committed PNG is exactly (pixel for pixel) what wiring.py draws now: edit the tables, then
+  run `python hardware/wiring.py`, or this fails.
+- The reader side uses the GP numbers of firmware/hw.py (read with ast: hw.py imports `machine`).
+- The Pi side uses the BCM GPIOs of assistant/config.py's defaults, and the header pins of
+  hardware/pins.md.
+"""
+import ast
+import importlib.util
+import re
+from pathlib import Path
+
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+HW = ROOT / "hardware"
+
+
+def load_wiring():
+    spec = importlib.util.spec_from_file_location("wiring", HW / "wiring.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+wiring = load_wiring()
+
+
+def test_committed_png_is_what_the_source_draws():
+    drawn = wiring.draw()
+    committed = Image.open(HW / "wiring.png")
+    assert committed.size == drawn.size
+    assert wiring.same_pixels(drawn, committed), "hardware/wiring.png is stale: run python hardware/wiring.py"
+
+
+def test_same_pixels_sees_a_one_pixel_change():
+    a = wiring.draw()
+    b = a.copy()
+    x, y = 10, 10
+    r, g, bl = b.getpixel((x, y))
+    b.putpixel((x, y), (255 - r, g, bl))
+    assert not wiring.same_pixels(a, b)
+
+
+def test_drawing_is_deterministic():
+    assert wiring.draw().tobytes() == wiring.draw().tobytes()
+
+
+def firmware_constants():
+    tree = ast.parse((ROOT / "firmware" / "hw.py").read_text())
+    consts = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            targets = node.targets[0]
+            if isinstance(targets, ast.Tuple):
+                for t, v in zip(targets.elts, value):
+                    consts[t.id] = v
+            else:
+                consts[targets.id] = value
+    return consts
+
+
+# Raspberry Pi Pico: physical pin of every GPn (datasheet pinout).
+PICO_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15,
+            12: 16, 13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27,
+            22: 29, 26: 31, 27: 32, 28: 34}
+
+
+def test_reader_pins_match_the_firmware():
+    fw = firmware_constants()
+    bus = {signal: gp for signal, gp, _, _ in wiring.PICO_BUS}
+    assert (bus["SCK"], bus["MOSI"], bus["MISO"], bus["RST"]) == (
+        fw["SCK"], fw["MOSI"], fw["MISO"], fw["RST_PIN"])
+    assert tuple(gp for gp, _, _ in wiring.PICO_CS) == tuple(fw["CS_PINS"])
+    extras = {name: gp for name, gp, _, _ in wiring.PICO_EXTRAS}
+    assert tuple(extras[f"LED pad {i}"] for i in range(1, 5)) == tuple(fw["LED_PINS"])
+    assert extras["beeper +"] == fw["BUZZER_PIN"]
+    assert extras["service jumper"] == fw["SERVICE_PIN"]
+
+
+def test_pico_physical_pins_are_right():
+    rows = [(gp, pin) for _, gp, pin, _ in wiring.PICO_BUS if gp is not None]
+    rows += [(gp, pin) for gp, pin, _ in wiring.PICO_CS]
+    rows += [(gp, pin) for _, gp, pin, _ in wiring.PICO_EXTRAS]
+    for gp, pin in rows:
+        assert PICO_PIN[gp] == pin, f"GP{gp} is physical pin {PICO_PIN[gp]}, not {pin}"
+    power = {signal: pin for signal, gp, pin, _ in wiring.PICO_BUS if gp is None}
+    assert power == {"3V3": 36, "GND": 38}  # 3V3(OUT) and a ground
+
+
+def pi_side_gpio():
+    """role -> BCM GPIO, as the diagram wires it (through the header pin names)."""
+    def gpio(pin):
+        name = wiring.PI_HEADER[pin]
+        m = re.match(r"GPIO(\d+)", name)
+        assert m, f"header pin {pin} ({name}) is not a GPIO"
+        return int(m.group(1))
+    roles = {name.lower(): gpio(pin) for name, pin, _ in wiring.BUTTONS}
+    roles["buzzer"] = gpio(wiring.BUZZER_GPIO)
+    roles["led"] = gpio(wiring.LED_GPIO)
+    return roles
+
+
+def test_pi_side_matches_the_config_defaults():
+    from assistant.config import Pins
+    defaults = Pins()
+    assert pi_side_gpio() == {k: getattr(defaults, k) for k in pi_side_gpio()}
+    oled = {name: pin for name, pin, _ in wiring.OLED}
+    assert wiring.PI_HEADER[oled["SDA"]] == "GPIO2 SDA" and wiring.PI_HEADER[oled["SCL"]] == "GPIO3 SCL"
+    assert wiring.PI_HEADER[oled["VCC"]] == "3V3" and wiring.PI_HEADER[oled["GND"]] == "GND"
+
+
+def pins_md_rows():
+    """(part, gpio, header pin) for every row of hardware/pins.md's table with a GPIO."""
+    rows = []
+    for line in (HW / "pins.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 4 and cells[2].isdigit():
+            m = re.match(r"(\d+)", cells[3])
+            rows.append((cells[0], int(cells[2]), int(m.group(1))))
+    return rows
+
+
+def test_pi_side_matches_pins_md():
+    rows = pins_md_rows()
+    assert len(rows) >= 8, rows  # OLED SDA/SCL, 4 buttons, buzzer, LED
+    wired = {name: pin for name, pin, _ in wiring.BUTTONS + wiring.OLED}
+    wired_pins = set(wired.values()) | {wiring.BUZZER_GPIO, wiring.LED_GPIO}
+    for part, gpio, pin in rows:
+        assert re.fullmatch(rf"GPIO{gpio}( \w+)?", wiring.PI_HEADER[pin]), (part, gpio, pin)
+        assert pin in wired_pins, f"pins.md wires {part} to header pin {pin}; the diagram does not"
