@@ -1,0 +1,89 @@
+"""Render time per frame and display push time (luma dummy, and the ssd1306 driver on luma's noop bus).
+
+    .venv/bin/python bench/run.py screen
+
+Prints median and p99 in milliseconds, and ratios against the ~23 ms a full
+frame takes on a 400 kHz I2C bus (1,034 bytes x 9 bits / 400 kHz).
+"""
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from assistant.cards import parse_card as C  # noqa: E402
+from assistant.config import Display as DisplayCfg  # noqa: E402
+from assistant.display import Display, open_display  # noqa: E402
+from assistant.screen import render  # noqa: E402
+from assistant.view import Alert, Menu, View  # noqa: E402
+
+I2C_FRAME_MS = 1034 * 9 / 400_000 * 1000
+N = 2000
+
+VIEWS = {
+    "towers play": View(game="towers", seats=("P1", "P2"), phase="play", prompt="P2 to play",
+                        score=(4, 3), dealer=1, turn=1, hand_size=5, trump=0, bidder=0,
+                        for_two=True, tricks=(2, 1), trick=((0, C("10D")),)),
+    "29 play": View(game="twenty-nine", seats=("P1", "P2", "P3", "P4"), phase="play",
+                    prompt="P4 to play", score=(1, 2), dealer=3, turn=3, trump="hidden", bidder=1,
+                    bid=20, double=2, points=(4, 9), trick_no=3,
+                    trick=((0, C("JH")), (1, C("10H")), (2, C("7H")))),
+    "29 bidding": View(game="twenty-nine", seats=("P1", "P2", "P3", "P4"), phase="bidding",
+                       prompt="P3: bid or pass?", score=(1, 2), dealer=3, turn=2, bidder=1, bid=18),
+    "renege alert": View(game="twenty-nine", seats=("P1", "P2", "P3", "P4"), phase="play",
+                         alert=Alert("renege", "P2 failed to follow ♥ (trick 3)")),
+    "menu": View(game="towers", seats=("P1", "P2"), phase="menu",
+                 menu=Menu("New match", ("Towers", "Twenty-Nine"), 1)),
+}
+
+
+def timed(fn, n=N):
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t) * 1000)
+    out.sort()
+    return statistics.median(out), out[int(len(out) * 0.99) - 1]
+
+
+def report(label, med, p99):
+    print(f"{label:<34} median {med:7.3f} ms   p99 {p99:7.3f} ms   "
+          f"median / I2C frame {med / I2C_FRAME_MS:6.3f}")
+
+
+def main():
+    print(f"one full frame on 400 kHz I2C: {I2C_FRAME_MS:.1f} ms (1,034 bytes)")
+    render(VIEWS["towers play"])  # warm the glyph cache, as the daemon's first frame does
+    for name, view in VIEWS.items():
+        report(f"render {name}", *timed(lambda v=view: render(v)))
+
+    frames = [render(v) for v in VIEWS.values()]
+    dummy = open_display(DisplayCfg(driver="dummy"))
+    i = iter(range(10 ** 9))
+    report("push, luma dummy (changed frame)", *timed(lambda: dummy.show(frames[next(i) % 2])))
+    report("push, identical frame (skipped)", *timed(lambda: dummy.show(frames[0])))
+    dummy.close()
+
+    from luma.core.interface.serial import noop
+    from luma.oled.device import ssd1306
+
+    oled = Display(ssd1306(serial_interface=noop()))
+    j = iter(range(10 ** 9))
+    report("push, ssd1306 driver on noop bus", *timed(lambda: oled.show(frames[next(j) % 2]), 500))
+    oled.close()
+
+    view = VIEWS["29 play"]
+    d = open_display(DisplayCfg(driver="dummy"))
+    k = iter(range(10 ** 9))
+    alt = [view, VIEWS["29 bidding"]]
+    report("render + push (dummy)", *timed(lambda: d.show(render(alt[next(k) % 2]))))
+    d.close()
+
+
+if __name__ == "__main__":
+    import warnings
+
+    warnings.simplefilter("ignore", DeprecationWarning)  # luma's getdata() on Pillow 13
+    main()
