@@ -122,7 +122,7 @@ class View:
             if s is not None and not 0 <= s < want:
                 raise ValueError(f"{name}: seat {s} is not at this table")
         t = self.trump
-        if not (t is None or t == TRUMP_HIDDEN or (isinstance(t, int) and 0 <= t < 4)):
+        if not (t is None or t == TRUMP_HIDDEN or (type(t) is int and 0 <= t < 4)):
             raise ValueError(f"trump {t!r} must be a suit 0..3, {TRUMP_HIDDEN!r} or None")
         if self.bid is not None and not 16 <= self.bid <= 29:
             raise ValueError(f"bid {self.bid} is outside 16..29")
