@@ -123,7 +123,7 @@ def _wrap_block(img, text, top, bottom, bold_first=False, fill=1, x0=0, x1=W):
 def _header(img, view):
     """Score per seat (towers) or side (Twenty-Nine), double size; trump in the middle."""
     if view.towers:
-        labels = [_short(n) for n in view.seats]
+        labels = [_short(n, 5) for n in view.seats]
     else:
         labels = [f"{_short(view.seats[i], 2)}+{_short(view.seats[i + 2], 2)}" for i in (0, 1)]
     for side in (0, 1):
@@ -230,24 +230,25 @@ def _alert(img, alert):
 
 
 def _menu(img, menu):
-    """Title bar inverted, then up to three items, the selected one inverted; arrows if more."""
+    """Title bar inverted, then the items (the selected one inverted), double size when every
+    item fits, else small bold with more rows; arrows when the list scrolls."""
     img.paste(1, (0, 0, W, 9))
     _centered(img, 1, menu.title, fill=0)
-    rows = 3
+    big = all(text_width(item, BIG) <= W - 4 for item in menu.items)
+    rows, pitch = (3, 18) if big else (4, 13)
     first = min(max(0, menu.selected - 1), max(0, len(menu.items) - rows))
     for i, item in enumerate(menu.items[first:first + rows]):
-        y = 10 + i * 18
-        idx = first + i
-        big = text_width(item, BIG) <= W - 4
+        y = 10 + i * pitch
         fill = 1
-        if idx == menu.selected:
-            img.paste(1, (0, y, W, y + 17))
+        if first + i == menu.selected:
+            img.paste(1, (0, y, W, y + pitch - 1))
             fill = 0
         if big:
             _centered(img, y + 1, item, BIG, fill=fill)
         else:
-            _centered(img, y + 5, item, 1, True, fill=fill)
+            _centered(img, y + 3, item, 1, True, fill=fill)
     if first > 0:
-        draw_text(img, (W - 5, 10), "^", fill=0 if menu.selected == first else 1)
+        draw_text(img, (W - 6, 10), "^", fill=0 if menu.selected == first else 1)
     if first + rows < len(menu.items):
-        draw_text(img, (W - 5, 56), "v", fill=0 if menu.selected == first + rows - 1 else 1)
+        last = first + rows - 1
+        draw_text(img, (W - 6, 10 + rows * pitch - 8), "v", fill=0 if menu.selected == last else 1)

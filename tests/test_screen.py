@@ -66,6 +66,14 @@ CASES = {
                          dealer=3, trump=2, bidder=1, bid=20, points=(8, 21)),
     "29-match-over": View(**N, phase="match-over", prompt="OK: new match", score=(3, 6),
                           winner=(1, 3)),
+    # seat names given by the table (truncated to fit, never overlapping)
+    "towers-names": View(game="towers", seats=("Alexandra", "Bob"), phase="play",
+                         prompt="Bob to play", score=(4, 10), dealer=0, turn=1, hand_size=7,
+                         trump=3, bidder=1, tricks=(0, 0), trick=((0, C("AS")),)),
+    "29-names": View(game="twenty-nine", seats=("Alice", "Bartholomew", "Carol", "Dev"),
+                     phase="play", prompt="Carol to play", score=(-5, 0), dealer=1, turn=2,
+                     trump=0, bidder=3, bid=21, double=4, points=(0, 13), trick_no=2,
+                     trick=((3, C("9C")), (0, C("KC")), (1, C("JC")))),
     # alerts (over a play screen: they take it over)
     "alert-renege": View(**N, phase="play", alert=Alert(
         "renege", "P2 failed to follow ♥ (trick 3)")),
