@@ -14,7 +14,7 @@ failure is its own renege.
 >>> book.start_hand(1)
 >>> book.failed(seat=1, suit=2, trick=1)
 >>> [tuple(r) for r in book.shown(seat=1, card=17, suit=2, trick=3)]
-[(1, 1, 1)]
+[(1, 1, 1, 2)]
 """
 from typing import NamedTuple
 
@@ -23,6 +23,7 @@ class Renege(NamedTuple):
     seat: int
     hand: int   # 1-based hand number in the match
     trick: int  # 1-based trick of the failure within that hand
+    suit: int | None = None  # the suit the offender failed to show
 
 
 class Accusation(NamedTuple):
@@ -63,7 +64,7 @@ class RenegeBook:
         if not found:
             return ()
         self.failures = [f for f in self.failures if f not in found]
-        new = [Renege(seat, self.hand, f[2]) for f in found]
+        new = [Renege(seat, self.hand, f[2], suit) for f in found]
         self.proven.extend(new)
         return new
 

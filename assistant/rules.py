@@ -20,7 +20,7 @@ class Flip:
     1
     """
 
-    __slots__ = ("players", "start", "count", "seen", "dealer")
+    __slots__ = ("players", "start", "count", "seen", "dealer", "last")
 
     def __init__(self, players):
         self.players = players
@@ -28,6 +28,7 @@ class Flip:
         self.count = 0
         self.seen = set()
         self.dealer = None
+        self.last = {}  # seat -> the last card turned to that seat (public: for the screen)
 
     def check(self, seat, cards, pack):
         if self.dealer is not None:
@@ -51,6 +52,7 @@ class Flip:
             self.start = seat if seat is not None else 0
         for c in cards:
             self.seen.add(c)
+            self.last[(self.start + self.count) % self.players] = c
             if c in BLACK_JACKS:
                 self.dealer = (self.start + self.count) % self.players
             self.count += 1
