@@ -56,14 +56,14 @@ PICO_BUS = [
 PICO_CS = [(17, 22, ORANGE), (13, 17, BROWN), (14, 19, PINK), (15, 20, CYAN)]  # pad 1..4
 PICO_EXTRAS = [  # optional: per-pad LEDs (each through 330 ohm to GND), a beeper, a service jumper
     ("LED pad 1", 2, 4, TEAL), ("LED pad 2", 3, 5, TEAL), ("LED pad 3", 4, 6, TEAL),
-    ("LED pad 4", 5, 7, TEAL), ("beeper +", 6, 9, ORANGE), ("service jumper", 22, 29, GREY),
+    ("LED pad 4", 5, 7, TEAL), ("beeper (NPN)", 6, 9, ORANGE), ("service jumper", 22, 29, GREY),
 ]
 # The MFRC522 module's header, left to right as printed on the board.
 RC522_PINS = ["SDA", "SCK", "MOSI", "MISO", "IRQ", "GND", "RST", "3.3V"]
 RC522_SIGNAL = {"SDA": "CS", "SCK": "SCK", "MOSI": "MOSI", "MISO": "MISO", "IRQ": None,
                 "GND": "GND", "RST": "RST", "3.3V": "3V3"}
 
-W, H = 1240, 660          # canvas at 1x
+W, H = 1240, 720          # canvas at 1x
 SCALE = 2
 FONT = ImageFont.load_default_imagefont() if hasattr(ImageFont, "load_default_imagefont") \
     else ImageFont.load_default()
@@ -287,8 +287,10 @@ def draw_pico(p, cable_y):
     for signal, x in lane_x.items():
         colour = dict((s, c) for s, _, _, c in rows)[signal]
         p.line([(x, pin_y[signal]), (x, last_tap[signal])], colour)
-    p.text((readers_x, rtop + 4 * (box_h + gap) + 2), "2-player box: pads 1-3", fill=GREY)
-    p.text((readers_x, rtop + 4 * (box_h + gap) + 16), "4-player box: pads 1-4", fill=GREY)
+    p.text((readers_x - 60, rtop + 4 * (box_h + gap) + 4), "2 players: pads 1-3 (CS4 unwired)")
+    p.text((readers_x - 60, rtop + 4 * (box_h + gap) + 18), "4 players: pads 1-4")
+    p.text((readers_x - 60, rtop + 4 * (box_h + gap) + 32), "10uF across 3.3V/GND", fill=GREY)
+    p.text((readers_x - 60, rtop + 4 * (box_h + gap) + 46), "at every reader", fill=GREY)
 
     # Optional extras on the Pico (GP2-GP6 are on its left edge)
     p.text((px0 + 4, extras_top - 24), "optional", fill=WHITE)
@@ -298,8 +300,10 @@ def draw_pico(p, cable_y):
         p.line([(px0 - 14, y), (px0 + 18, y)], colour)
         p.text((px0 - 18, y), name, anchor="r")
     p.text((612, extras_bottom + 32), "pad LEDs: each through 330R to GND")
-    p.text((612, extras_bottom + 46), "service jumper: to GND while powering up,")
-    p.text((612, extras_bottom + 60), "keeps Ctrl-C live for mpremote")
+    p.text((612, extras_bottom + 46), "beeper: 1k to a 2N3904's base, buzzer")
+    p.text((612, extras_bottom + 60), "  from VBUS (pin 40), as on the Pi side")
+    p.text((612, extras_bottom + 74), "service jumper: GP22 to GND while powering")
+    p.text((612, extras_bottom + 88), "  up keeps Ctrl-C live for mpremote")
 
 
 def draw():

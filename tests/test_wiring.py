@@ -79,7 +79,7 @@ def test_reader_pins_match_the_firmware():
     assert tuple(gp for gp, _, _ in wiring.PICO_CS) == tuple(fw["CS_PINS"])
     extras = {name: gp for name, gp, _, _ in wiring.PICO_EXTRAS}
     assert tuple(extras[f"LED pad {i}"] for i in range(1, 5)) == tuple(fw["LED_PINS"])
-    assert extras["beeper +"] == fw["BUZZER_PIN"]
+    assert extras["beeper (NPN)"] == fw["BUZZER_PIN"]
     assert extras["service jumper"] == fw["SERVICE_PIN"]
 
 
