@@ -10,7 +10,7 @@ refused card, so the table hears which happened without looking:
 - reader-lost: two short beeps, then the LED blinks slowly until cleared
 - info: one LED flash, silent
 
-    alerts = Alerts(cfg.pins)
+    alerts = open_alerts(cfg)   # cfg: assistant.config.Config; pin_factory=MockFactory() to simulate
     alerts.update(view.alert)   # call with every new view: starts a pattern when the alert changes
     alerts.close()
 """
@@ -83,3 +83,8 @@ class Alerts:
     def close(self):
         for dev in (self.buzzer, self.led):
             dev.close()
+
+
+def open_alerts(cfg, pin_factory=None):
+    """The buzzer and LED of a whole ``assistant.config.Config``."""
+    return Alerts(cfg.pins, pin_factory=pin_factory)

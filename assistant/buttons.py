@@ -8,7 +8,7 @@ Callbacks run on gpiozero's threads and do nothing but ``queue.put``: the one
 thread that owns the state reads the queue. gpiozero is imported on open.
 
     q = queue.Queue()
-    buttons = Buttons(cfg.pins, q, hold_time=cfg.buttons.hold_time)
+    buttons = open_buttons(cfg, q)     # cfg: assistant.config.Config; pin_factory=MockFactory() to simulate
     q.get()            # ButtonPressed(name='ok', held=False)
     buttons.close()
 """
@@ -70,3 +70,9 @@ class Buttons:
         for b in self.devices.values():
             b.close()
         self.devices.clear()
+
+
+def open_buttons(cfg, queue, pin_factory=None):
+    """The buttons of a whole ``assistant.config.Config`` (pins and [buttons] timings)."""
+    return Buttons(cfg.pins, queue, hold_time=cfg.buttons.hold_time,
+                   bounce_time=cfg.buttons.bounce_time, pin_factory=pin_factory)

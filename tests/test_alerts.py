@@ -114,3 +114,15 @@ def test_close_releases_both_pins(factory):
     assert alerts.buzzer.closed and alerts.led.closed
     again = Alerts(PINS, pin_factory=factory)
     again.close()
+
+
+def test_open_alerts_uses_the_config_pins(factory):
+    from assistant.alerts import open_alerts
+    from assistant.config import from_dict
+
+    alerts = open_alerts(from_dict({"pins": {"led": 24}}), pin_factory=factory)
+    try:
+        alerts.play("info")
+        assert alerts.led.pin.info.name == "GPIO24" and alerts.buzzer.pin.info.name == "GPIO18"
+    finally:
+        alerts.close()

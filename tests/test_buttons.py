@@ -119,3 +119,20 @@ def test_a_pin_clash_releases_what_was_claimed(factory):
             d.close()
     finally:
         blocker.close()
+
+
+def test_open_buttons_takes_pins_and_timings_from_the_config(factory):
+    from assistant.buttons import open_buttons
+    from assistant.config import from_dict
+
+    cfg = from_dict({"pins": {"ok": 26}, "buttons": {"hold_time": 2.5}})
+    q = queue.Queue()
+    buttons = open_buttons(cfg, q, pin_factory=factory)
+    try:
+        assert buttons.devices["ok"].pin.info.name == "GPIO26"
+        assert buttons.devices["back"].hold_time == 2.5
+        factory.pin(26).drive_low()
+        factory.pin(26).drive_high()
+        assert q.get_nowait() == ButtonPressed("ok", False)
+    finally:
+        buttons.close()
