@@ -231,7 +231,8 @@ class TwentyNine:
         handler(self, action)
 
     def _do_flip(self, a):
-        self._expect("flip", what="a flip")
+        if self.phase != "flip":
+            raise Refused("the flip is over: the first dealer was found (the deal then passes on)")
         seat = self._seat(a)
         cards = a.cards
         if not cards or any(type(c) is not int or not 0 <= c < 32 for c in cards):
@@ -717,6 +718,7 @@ class TwentyNine:
             "bidder": None if self.bidder is None else names[self.bidder],
             "target": self.target,
             "double": self.multiplier,
+            "pair": None if self.pair_seat is None else names[self.pair_seat],
             "result": self.result,
         }
 
