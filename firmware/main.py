@@ -14,12 +14,15 @@ def main():
     fw.start(hw.ticks_ms())
     serial, lines, feed = hw.Serial(), LineBuffer(), hw.watchdog()
     while True:
-        fw.poll_next()
-        for line in lines.feed(serial.read()):
-            fw.on_line(line)
-        now = hw.ticks_ms()
-        fw.tick(now)
-        feedback.service(now)
+        try:
+            fw.poll_next()
+            for line in lines.feed(serial.read()):
+                fw.on_line(line)
+            now = hw.ticks_ms()
+            fw.tick(now)
+            feedback.service(now)
+        except Exception as e:  # keep reading cards; the host logs the fault
+            fw.send("ERR - internal %s" % type(e).__name__)
         feed()
 
 

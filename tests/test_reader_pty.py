@@ -3,8 +3,8 @@
 pyserial opens the pty's slave through a stable name (a symlink, as udev's
 /dev/card-reader would be); the virtual firmware writes the real protocol on
 the master. Covered: a clean tap, 1,000 taps across four pads, garbage bytes,
-corrupted, duplicated and dropped lines, a firmware reboot, and an unplug in
-the middle of a line with replug. Queue timeouts only guard against hangs: what
+corrupted, duplicated and dropped lines, a firmware reboot, an unplug in
+the middle of a line with replug, and the silence watchdog. Queue timeouts only guard against hangs: what
 is asserted is which events arrive, in which order, and what was counted.
 """
 import queue
@@ -205,3 +205,20 @@ def test_port_missing_at_start_is_reported_and_retried(tmp_path):
             vf.unplug()
     finally:
         reader.stop()
+
+
+def test_silent_reader_is_reported_and_comes_back(tmp_path):
+    link = tmp_path / "card-reader"
+    vf = VirtualFirmware(link).plug()
+    q = queue.Queue()
+    reader = Reader(str(link), q, silence=0.05).start()
+    try:
+        assert vf.host_ready.wait(HANG_GUARD)
+        seen = []
+        while ReaderStatus(False, "card reader not answering") not in seen:
+            seen.append(q.get(timeout=HANG_GUARD))  # nothing is sent: the watchdog must speak
+        vf.heartbeat()
+        assert q.get(timeout=HANG_GUARD) == ReaderStatus(True, "card reader answering again")
+    finally:
+        reader.stop()
+        vf.unplug()

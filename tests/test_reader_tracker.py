@@ -1,0 +1,75 @@
+"""The reader's Tracker alone (no port): sequence rules and pad reconciliation (issue 4, item 4).
+
+Lines go straight into Tracker.feed; each test names the fault it covers.
+"""
+from assistant.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
+from assistant.protocol import frame
+from assistant.reader import Tracker
+
+A, B = "04A1B2C3D4E5F6", "04C0FFEE123456"
+HELLO = "HELLO card-reader 1.0.0 boot={} pads=2 present=3 gone=4"
+
+
+def feed(t, *lines):
+    out = []
+    for seq, body in lines:
+        out += t.feed(frame(seq, body))
+    return out
+
+
+def booted():
+    t = Tracker()
+    feed(t, (0, HELLO.format("AAAA")), (1, "STATE 1 -"), (2, "STATE 2 -"))
+    assert not t.want_sync and t.npads == 2
+    return t
+
+
+def test_sequence_wraps_from_65535_to_0_without_a_fault():
+    t = booted()
+    t.last_seq = 65534
+    assert feed(t, (65535, f"ARRIVE 1 {A}"), (0, f"REMOVE 1 {A}")) == [TagArrived(1, A), TagRemoved(1, A)]
+    assert not t.counts
+
+
+def test_stale_line_is_refused_not_replayed():
+    t = booted()
+    feed(t, (3, f"ARRIVE 1 {A}"), (4, f"REMOVE 1 {A}"))
+    assert feed(t, (3, f"ARRIVE 1 {A}")) == []
+    assert t.counts == {"out of order": 1}
+
+
+def test_heartbeat_with_a_new_boot_id_means_a_missed_restart():
+    t = booted()
+    assert feed(t, (3, "HB AAAA 5")) == []
+    assert feed(t, (7, "HB BBBB 1")) == [ReaderStatus(True, "card reader restarted")]
+    assert t.want_sync and t.counts["restart"] == 1
+
+
+def test_snapshot_with_a_loss_inside_it_asks_again():
+    t = booted()
+    feed(t, (3, f"ARRIVE 2 {B}"))
+    t.want_sync = True  # a SYNC went out
+    t.feed(b"4 STATE 1 -*0000")  # corrupted
+    assert feed(t, (5, f"STATE 2 {B}")) == []
+    assert t.want_sync, "pad 1's state was lost inside the snapshot"
+    assert feed(t, (6, "STATE 1 -"), (7, f"STATE 2 {B}")) == []
+    assert not t.want_sync
+
+
+def test_snapshot_reconciles_every_kind_of_pad():
+    t = booted()
+    feed(t, (3, f"ARRIVE 1 {A}"), (4, "CONFLICT 2"))
+    assert feed(t, (5, f"STATE 1 {B}"), (6, "STATE 2 -")) == [TagRemoved(1, A), TagArrived(1, B), PadCleared(2)]
+    assert feed(t, (7, "STATE 1 MANY")) == [TagRemoved(1, B), PadConflict(1)]
+
+
+def test_removal_of_a_tag_never_seen_implies_its_arrival():
+    t = booted()
+    assert feed(t, (4, f"REMOVE 2 {B}")) == [TagArrived(2, B), TagRemoved(2, B)]
+    assert t.counts == {"dropped": 1, "recovered": 1}
+
+
+def test_refused_line_asks_for_a_snapshot():
+    t = booted()
+    assert t.feed(b"\x00\x01garbage") == []
+    assert t.want_sync and t.counts == {"not plain ASCII": 1}
