@@ -7,11 +7,16 @@ luma one: ``ssd1306``/``sh1106`` over I2C on the box, luma's own ``dummy`` in
 the simulation and tests, ``luma.emulator``'s ``capture`` if that is installed.
 luma is imported only when a device is opened.
 
-    display = open_display(cfg.display, frames_dir="frames/")
-    display.show(screen.render(view))   # True: sent; False: same as the last frame
+With ``background=True`` a writer thread does the sending: ``show`` returns at
+once, and frames that arrive while the bus is busy are coalesced (only the
+newest is sent), so the thread that owns the state never waits on I2C.
+
+    display = open_display(cfg.display, frames_dir="frames/", background=True)
+    display.show(screen.render(view))   # True: new frame accepted; False: same as the last
     print(to_terminal(display.last))    # the interactive simulation's view of the OLED
-    display.close()
+    display.close()                     # sends what is pending, then blanks and releases
 """
+import threading
 from pathlib import Path
 
 WIDTH, HEIGHT = 128, 64
@@ -20,7 +25,7 @@ WIDTH, HEIGHT = 128, 64
 class Display:
     """Wraps one luma device; optionally saves every frame it sends as a numbered PNG."""
 
-    def __init__(self, device, frames_dir=None):
+    def __init__(self, device, frames_dir=None, background=False):
         if tuple(device.size) != (WIDTH, HEIGHT):
             raise ValueError(f"the screens are drawn {WIDTH}x{HEIGHT}; this device is "
                              f"{device.size[0]}x{device.size[1]} (rotate must be 0 or 2)")
@@ -28,29 +33,87 @@ class Display:
         self.frames_dir = Path(frames_dir) if frames_dir is not None else None
         if self.frames_dir is not None:
             self.frames_dir.mkdir(parents=True, exist_ok=True)
-        self.last = None        # the last image sent (a PIL image), None before the first
-        self._last_bytes = None
-        self.sent = 0           # frames handed to the device
-        self.skipped = 0        # frames identical to the last one, not sent
+        self.last = None          # the last frame accepted by show() (a PIL image)
+        self._last_bytes = None   # ... and its pixels
+        self._sent_bytes = None   # pixels of the last frame actually sent to the device
+        self.sent = 0             # frames handed to the device
+        self.skipped = 0          # frames identical to the last one, never sent
+        self.coalesced = 0        # background: frames replaced by a newer one before sending
+        self.errors = 0           # background: sends that raised (e.g. I2C OSError)
+        self.error = None         # ... the last such exception, for the daemon to log
+        self._cv = threading.Condition()
+        self._pending = None
+        self._busy = False
+        self._closing = False
+        self._thread = None
+        if background:
+            self._thread = threading.Thread(target=self._writer, name="display", daemon=True)
+            self._thread.start()
 
     def show(self, image):
-        """Send ``image`` unless it equals the last frame sent; return whether it was sent."""
+        """Accept ``image`` unless it equals the last frame; return whether it was accepted.
+
+        In the foreground the frame is sent before this returns; in the background the
+        writer thread sends it (or a newer frame, if one comes first)."""
         if image.mode != "1" or image.size != (WIDTH, HEIGHT):
             raise ValueError(f"a frame is a mode-'1' {WIDTH}x{HEIGHT} image, not {image.mode} {image.size}")
         data = image.tobytes()
         if data == self._last_bytes:
             self.skipped += 1
             return False
+        self._last_bytes, self.last = data, image
+        if self._thread is None:
+            self._send(image, data)
+            return True
+        with self._cv:
+            if self._pending is not None:
+                self.coalesced += 1
+            self._pending = (image, data)
+            self._cv.notify_all()
+        return True
+
+    def _send(self, image, data):
+        if data == self._sent_bytes:  # e.g. A sent, B queued, A again: B dropped, A not resent
+            return
         mode = self.device.mode
         self.device.display(image if mode == "1" else image.convert(mode))
-        self._last_bytes, self.last = data, image
+        self._sent_bytes = data
         self.sent += 1
         if self.frames_dir is not None:
             image.save(self.frames_dir / f"frame-{self.sent:06d}.png")
-        return True
+
+    def _writer(self):
+        while True:
+            with self._cv:
+                while self._pending is None and not self._closing:
+                    self._cv.wait()
+                if self._pending is None:
+                    return
+                (image, data), self._pending = self._pending, None
+                self._busy = True
+            try:
+                self._send(image, data)
+            except Exception as e:  # a loose OLED wire must not stop the screen for good
+                self.error = e
+                self.errors += 1
+            with self._cv:
+                self._busy = False
+                self._cv.notify_all()
+
+    def flush(self, timeout=None):
+        """Wait until the writer thread has sent every accepted frame; True when it has."""
+        with self._cv:
+            return self._cv.wait_for(lambda: self._pending is None and not self._busy, timeout)
 
     def close(self):
-        """Blank and release the device (luma's cleanup: display off, I2C bus closed)."""
+        """Send what is pending, stop the writer, then blank and release the device
+        (luma's cleanup: display off, I2C bus closed)."""
+        if self._thread is not None:
+            with self._cv:
+                self._closing = True
+                self._cv.notify_all()
+            self._thread.join()
+            self._thread = None
         if self.device is not None:
             self.device.cleanup()
             self.device = None
@@ -78,9 +141,9 @@ def open_device(cfg):
     raise ValueError(f"unknown display driver {cfg.driver!r}")
 
 
-def open_display(cfg, frames_dir=None):
+def open_display(cfg, frames_dir=None, background=False):
     """The ``Display`` for a config's ``[display]`` section."""
-    return Display(open_device(cfg), frames_dir)
+    return Display(open_device(cfg), frames_dir, background)
 
 
 _HALF = " ▀▄█"               # index: top pixel 1, bottom pixel 2

@@ -74,6 +74,13 @@ def main():
     report("push, ssd1306 driver on noop bus", *timed(lambda: oled.show(frames[next(j) % 2]), 500))
     oled.close()
 
+    bg = Display(ssd1306(serial_interface=noop()), background=True)
+    m = iter(range(10 ** 9))
+    report("show() return, background writer", *timed(lambda: bg.show(frames[next(m) % 2]), 500))
+    bg.flush()
+    print(f"{'':<34} background: {bg.sent} sent, {bg.coalesced} coalesced of 500 accepted")
+    bg.close()
+
     view = VIEWS["29 play"]
     d = open_display(DisplayCfg(driver="dummy"))
     k = iter(range(10 ** 9))

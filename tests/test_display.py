@@ -121,3 +121,108 @@ def test_compact_terminal_rendering_uses_quarter_blocks():
     lines = to_terminal(img, border=False, compact=True).split("\n")
     assert len(lines) == 32 and all(len(ln) == 64 for ln in lines)
     assert lines[0][:4] == "▘▗█ "
+
+
+def gated_dummy():
+    """luma's real dummy device, recording each frame and able to hold the writer mid-send."""
+    import threading
+
+    from luma.core.device import dummy
+
+    class Gated(dummy):
+        def __init__(self):
+            super().__init__(width=128, height=64, mode="1")
+            self.frames, self.gate, self.entered = [], threading.Event(), threading.Event()
+            self.gate.set()
+            self.fail_next = False
+
+        def display(self, image):
+            self.entered.set()
+            assert self.gate.wait(10)
+            if self.fail_next:
+                self.fail_next = False
+                raise OSError(121, "Remote I/O error")
+            super().display(image)
+            self.frames.append(image.tobytes())
+
+    return Gated()
+
+
+def test_background_display_sends_from_its_own_thread():
+    dev = gated_dummy()
+    d = Display(dev, background=True)
+    try:
+        a = frame(score=(1, 0))
+        assert d.show(a) is True
+        assert d.flush(10)
+        assert dev.frames == [a.tobytes()]
+        assert d.show(frame(score=(1, 0))) is False
+    finally:
+        d.close()
+
+
+def test_background_display_coalesces_frames_while_the_bus_is_busy():
+    """A, then B and C while A is on the wire: C replaces B, and only A and C are sent."""
+    dev = gated_dummy()
+    d = Display(dev, background=True)
+    try:
+        a, b, c = frame(score=(1, 0)), frame(score=(2, 0)), frame(score=(3, 0))
+        dev.gate.clear()
+        d.show(a)
+        assert dev.entered.wait(10)  # the writer is inside display(a)
+        d.show(b)
+        d.show(c)
+        dev.gate.set()
+        assert d.flush(10)
+        assert dev.frames == [a.tobytes(), c.tobytes()]
+        assert (d.sent, d.coalesced) == (2, 1)
+    finally:
+        d.close()
+
+
+def test_background_display_never_resends_the_frame_on_the_wire():
+    """A on the wire, B queued, A again: B is dropped and A is not sent a second time."""
+    dev = gated_dummy()
+    d = Display(dev, background=True)
+    try:
+        a, b = frame(score=(1, 0)), frame(score=(2, 0))
+        dev.gate.clear()
+        d.show(a)
+        assert dev.entered.wait(10)
+        d.show(b)
+        d.show(frame(score=(1, 0)))
+        dev.gate.set()
+        assert d.flush(10)
+        assert dev.frames == [a.tobytes()] and d.sent == 1
+    finally:
+        d.close()
+
+
+def test_background_display_survives_a_failed_send():
+    dev = gated_dummy()
+    d = Display(dev, background=True)
+    try:
+        dev.fail_next = True
+        d.show(frame(score=(1, 0)))
+        assert d.flush(10)
+        assert d.errors == 1 and isinstance(d.error, OSError) and dev.frames == []
+        b = frame(score=(2, 0))
+        d.show(b)
+        assert d.flush(10)
+        assert dev.frames == [b.tobytes()]
+    finally:
+        d.close()
+
+
+def test_close_sends_the_pending_frame_before_releasing_the_device():
+    dev = gated_dummy()
+    d = Display(dev, background=True)
+    a, b = frame(score=(1, 0)), frame(score=(2, 0))
+    dev.gate.clear()
+    d.show(a)
+    assert dev.entered.wait(10)
+    d.show(b)
+    dev.gate.set()
+    d.close()
+    assert dev.frames[:2] == [a.tobytes(), b.tobytes()]  # then luma's cleanup clears the screen
+    assert d.device is None
