@@ -134,3 +134,56 @@ def test_pi_side_matches_pins_md():
     for part, gpio, pin in rows:
         assert re.fullmatch(rf"GPIO{gpio}( \w+)?", wiring.PI_HEADER[pin]), (part, gpio, pin)
         assert pin in wired_pins, f"pins.md wires {part} to header pin {pin}; the diagram does not"
+
+
+def build_md_rows():
+    """Cells of every table row in hardware/BUILD.md."""
+    rows = []
+    for line in (HW / "BUILD.md").read_text().splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def test_build_guide_shows_the_generated_diagram():
+    assert "](wiring.png)" in (HW / "BUILD.md").read_text()
+
+
+def test_build_guide_pi_table_matches_the_diagram():
+    wired = {pin for _, pin, _ in wiring.BUTTONS + wiring.OLED}
+    wired |= {wiring.BUTTON_GROUND, wiring.BUZZER_5V, wiring.BUZZER_GPIO, wiring.BUZZER_GROUND,
+              wiring.LED_GPIO, wiring.LED_GROUND}
+    checked = 0
+    for cells in build_md_rows():
+        if len(cells) != 4:
+            continue
+        m = re.fullmatch(r"(\d+)(?: \((3V3|5V|GND)\))?(?:, through .+)?", cells[2])
+        if not m or not re.fullmatch(r"(GPIO\d+)?", cells[3]):
+            continue
+        pin, power = int(m.group(1)), m.group(2)
+        gpio = cells[3]
+        if gpio:
+            assert re.fullmatch(rf"{gpio}( \w+)?", wiring.PI_HEADER[pin]), cells
+        if power:
+            assert wiring.PI_HEADER[pin] == power.upper(), cells
+        assert pin in wired, f"BUILD.md wires header pin {pin}; the diagram does not: {cells}"
+        checked += 1
+    assert checked >= 13
+
+
+def test_build_guide_reader_table_matches_the_diagram():
+    pico = {pin: gp for _, gp, pin, _ in wiring.PICO_BUS}
+    pico.update({pin: gp for gp, pin, _ in wiring.PICO_CS})
+    checked = 0
+    for cells in build_md_rows():
+        if len(cells) != 3:
+            continue
+        m = re.fullmatch(r"(\d+) \((GP(\d+)|3V3 OUT|GND)\)", cells[1])
+        if not m:
+            continue
+        pin = int(m.group(1))
+        assert pin in pico, f"BUILD.md uses Pico pin {pin}; the diagram does not: {cells}"
+        assert pico[pin] == (int(m.group(3)) if m.group(3) else None), cells
+        assert PICO_PIN.get(pico[pin], pin) == pin
+        checked += 1
+    assert checked == len(pico)
