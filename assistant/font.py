@@ -101,6 +101,11 @@ _G = {
     "#": ".#.#.|.#.#.|#####|.#.#.|#####|.#.#.|.#.#.",
     "%": "##..#|##..#|...#.|..#..|.#...|#..##|#..##",
     "^": "..#..|.#.#.|#...#|.....|.....|.....|.....",
+    "|": "#|#|#|#|#|#|#",
+    "&": ".##..|#..#.|#.#..|.#...|#.#.#|#..#.|.##.#",
+    "@": ".###.|#...#|#.###|#.#.#|#.###|#....|.####",
+    "$": "..#..|.####|#.#..|.###.|..#.#|####.|..#..",
+    "~": ".....|.....|.#..#|#.##.|.....|.....|.....",
     "_": ".....|.....|.....|.....|.....|.....|#####",
     "·": ".|.|.|#|.|.|.",
     "×": ".....|.....|#...#|.#.#.|..#..|.#.#.|#...#",
@@ -118,7 +123,14 @@ GLYPHS = {ch: tuple(spec.split("|")) for ch, spec in _G.items()}
 
 
 def _rows(ch):
-    return GLYPHS.get(ch) or GLYPHS[_FALLBACK]
+    """The glyph for ``ch``; accented letters fall back to their base letter (é -> e), others to ?."""
+    rows = GLYPHS.get(ch)
+    if rows is None:
+        import unicodedata
+
+        base = unicodedata.normalize("NFKD", ch)[:1]
+        rows = GLYPHS.get(base) or GLYPHS[_FALLBACK]
+    return rows
 
 
 def glyph_width(ch, scale=1):
