@@ -149,7 +149,7 @@ class VirtualFirmware:
                 self.unplug(partial=line[:len(line) // 2])
                 return
             if fault == "corrupt":
-                line = line[:-3] + bytes([line[-3] ^ 0x01]) + line[-2:]
+                line = line[:-7] + bytes([line[-7] ^ 0x01]) + line[-6:]  # last byte before "*CRC"
             self._write(line * (2 if fault == "double" else 1))
 
     def _write(self, data):

@@ -222,3 +222,40 @@ def test_silent_reader_is_reported_and_comes_back(tmp_path):
     finally:
         reader.stop()
         vf.unplug()
+
+
+def test_1000_taps_through_a_noisy_line_none_lost_or_doubled(bench):
+    """Every few lines one fault (drop, double, corrupt, garbage glued on): each
+    pad still sees exactly its own arrivals and removals, in order. Faults are
+    spaced so no tap loses both of its lines (that tap could not be recovered)."""
+    rng = random.Random(29)
+    on_pad, expected, taps, since_fault = {}, {p: [] for p in range(1, 5)}, 0, 0
+    faults = {"drop": bench.vf.drop_next, "double": bench.vf.double_next, "corrupt": bench.vf.corrupt_next,
+              "garbage": lambda: bench.vf.garbage(b"\xfe\x00~")}
+    used = []
+    while taps < 1000:
+        since_fault += 1
+        if since_fault > 8 and rng.random() < 0.2:
+            kind = rng.choice(sorted(faults))
+            faults[kind]()
+            used.append(kind)
+            since_fault = 0
+        pad = rng.randint(1, 4)
+        if pad in on_pad:
+            uid = on_pad.pop(pad)
+            bench.vf.lift(pad)
+            expected[pad].append(TagRemoved(pad, uid))
+            taps += 1
+        else:
+            uid = on_pad[pad] = f"04{rng.getrandbits(48):012X}"
+            bench.vf.place(pad, uid)
+            expected[pad].append(TagArrived(pad, uid))
+    bench.vf.heartbeat()  # a line after the last fault, so a trailing drop shows as a gap
+    got = bench.next_tag_events(sum(len(v) for v in expected.values()))
+    assert {p: [e for e in got if e.pad == p] for p in expected} == expected
+    bench.assert_nothing_more()
+    assert set(used) == set(faults) and len(used) > 100
+    counts = bench.refused()
+    assert counts["duplicate"] == used.count("double")
+    assert counts["checksum mismatch"] == used.count("corrupt")
+    assert counts["not plain ASCII"] == used.count("garbage")
