@@ -72,7 +72,7 @@ def _right(img, y, text, scale=1, bold=False, fill=1, x1=W):
 
 
 def _wrap(text, width, scale=1, bold=False):
-    """Greedy word wrap by pixel width; a word too long for a line is cut with an ellipsis."""
+    """Greedy word wrap by pixel width; a word too long for a line is cut to fit."""
     lines, line = [], ""
     for word in text.split():
         cand = f"{line} {word}" if line else word
@@ -196,7 +196,6 @@ def _body(view):
 def _segments_centered(img, segments, top):
     """Draw mixed-size text pieces on one line, centered, aligned on the big baseline."""
     widths = [text_width(t, s) for t, s in segments]
-    gap = 0
     total = sum(widths)
     if total > W:  # too wide at double size: everything small
         segments = [(t, 1) for t, _ in segments]
@@ -206,7 +205,7 @@ def _segments_centered(img, segments, top):
     for (t, s), w in zip(segments, widths):
         y = top + (6 * BIG - 6 * s)  # same baseline (row 6) for both sizes
         draw_text(img, (x, y), t, s)
-        x += w + gap
+        x += w
 
 
 # ---- whole-screen modes -----------------------------------------------------
