@@ -189,7 +189,7 @@ class TwentyNineBot:
         mine = [r for r in self.injected_log if r[1] == engine.hand_no]
         if not mine:
             return []
-        proven = [tuple(r) for r in engine.book.proven if r.hand == engine.hand_no]
+        proven = [(r.seat, r.hand, r.trick) for r in engine.book.proven if r.hand == engine.hand_no]
         for r in proven:
             if r in mine:
                 mine.remove(r)
