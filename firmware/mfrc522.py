@@ -89,10 +89,13 @@ class Mfrc522:
         for _ in range(WAIT_POLLS):
             if not self.reg(COMMAND) & 0x10:  # PowerDown bit clears when reset is done
                 break
-        self.write(T_MODE, 0x8D)  # timer starts after each transmission
-        self.write(T_PRESCALER, 0x3E)  # ~30 us ticks ...
+        # Timer: starts when a frame has been sent (TAuto), 13.56 MHz / (2 * 169 + 1)
+        # = 40 kHz ticks, 100 of them: an empty pad answers "nobody" after 2.5 ms,
+        # far beyond the ~0.1 ms a tag takes to answer, so an empty round stays fast.
+        self.write(T_MODE, 0x80)
+        self.write(T_PRESCALER, 0xA9)
         self.write(T_RELOAD_H, 0)
-        self.write(T_RELOAD_L, 30)  # ... so a silent field times out after ~1 ms
+        self.write(T_RELOAD_L, 100)
         self.write(TX_ASK, 0x40)  # 100 % ASK, as ISO 14443-A wants
         self.write(MODE, 0x3D)  # CRC preset 0x6363
         self.antenna(False)
