@@ -23,15 +23,19 @@
 #   service   the unit into /etc/systemd/system, enabled, (re)started
 set -euo pipefail
 
+# DESTDIR (empty on a real install) puts every file this script writes or removes under another
+# root. Only the files: apt-get, useradd, systemctl and the like still act on this machine, so
+# tests/test_systemd.py sets it together with stand-ins for those commands on PATH.
+DESTDIR=${DESTDIR:-}
 APP=card-assistant
-PREFIX=/opt/card-assistant
+PREFIX=$DESTDIR/opt/card-assistant
 VENV=$PREFIX/venv
-CONF_DIR=/etc/card-assistant
+CONF_DIR=$DESTDIR/etc/card-assistant
 CONF=$CONF_DIR/config.toml
 STATE_DIR=/var/lib/card-assistant
-UNIT_DST=/etc/systemd/system/card-assistant.service
-UDEV_DST=/etc/udev/rules.d/99-card-assistant-reader.rules
-MODULES_DST=/etc/modules-load.d/card-assistant.conf
+UNIT_DST=$DESTDIR/etc/systemd/system/card-assistant.service
+UDEV_DST=$DESTDIR/etc/udev/rules.d/99-card-assistant-reader.rules
+MODULES_DST=$DESTDIR/etc/modules-load.d/card-assistant.conf
 GROUPS_NEEDED=(gpio i2c dialout)
 APT_PACKAGES=(python3-lgpio python3-venv i2c-tools)
 I2C_BEGIN="# card-assistant-i2c-begin (I2C for the OLED at 400 kHz; managed by install.sh)"
@@ -108,10 +112,10 @@ write_file() {
 }
 
 boot_config_txt() {
-    if [ -e /boot/firmware/config.txt ]; then
-        echo /boot/firmware/config.txt
-    elif [ -e /boot/config.txt ]; then
-        echo /boot/config.txt
+    if [ -e "$DESTDIR/boot/firmware/config.txt" ]; then
+        echo "$DESTDIR/boot/firmware/config.txt"
+    elif [ -e "$DESTDIR/boot/config.txt" ]; then
+        echo "$DESTDIR/boot/config.txt"
     fi
 }
 
@@ -231,7 +235,7 @@ do_i2c() {
     cfg=$(boot_config_txt || true)
     if [ -z "$cfg" ]; then
         if [ "$DRY_RUN" -eq 1 ]; then
-            cfg=/boot/firmware/config.txt
+            cfg=$DESTDIR/boot/firmware/config.txt
             note "no config.txt on this machine; on a Pi it is /boot/firmware/config.txt (Bookworm) or /boot/config.txt"
         else
             warn "neither /boot/firmware/config.txt nor /boot/config.txt exists: not a Raspberry Pi? I2C left alone"
@@ -321,7 +325,7 @@ uninstall_all() {
     step venv "remove the venv and $PREFIX"
     run rm -rf "$PREFIX"
     step keep "left in place on purpose"
-    note "the journal of every match: $STATE_DIR (delete it yourself to lose the history)"
+    note "the journal of every match: $DESTDIR$STATE_DIR (delete it yourself to lose the history)"
     note "your settings: $CONF"
     note "the user $APP and the groups (they own the journal), and I2C in config.txt"
     say ""

@@ -8,6 +8,9 @@
   missing shellcheck is a failure, never a skip).
 - `install.sh --dry-run` must print every step of the install (and of --uninstall) while running
   none of the commands that change the machine.
+- `install.sh` for real, with DESTDIR and stand-ins for apt-get/useradd/systemctl/...: it writes
+  the unit, udev rule, modules list, config and the I2C block; a second run keeps an edited
+  config and adds no second I2C block; --uninstall removes the service but keeps the journal.
 """
 import os
 import re
@@ -284,3 +287,125 @@ def test_real_run_refuses_without_root_or_does_nothing_unknown(tmp_path):
     res = run(["bash", INSTALL, "--frobnicate"], env=env, stdin=subprocess.DEVNULL)
     assert res.returncode == 2 and "unknown option" in res.stderr
     assert not log.exists()
+
+
+# ---- install.sh for real, into a throwaway root ------------------------------------------------
+# DESTDIR puts every file under tmp_path; the commands that act on the machine itself (apt-get,
+# useradd, systemctl, ...) are stand-ins that record their calls and keep what they "created" as
+# marker files, so a second run sees the user and groups of the first.
+
+STANDIN = r'''#!/bin/bash
+name=$(basename "$0")
+state="{state}"
+echo "$name $*" >> "{log}"
+case $name in
+    getent) [ -e "$state/group-$2" ] ;;
+    groupadd) touch "$state/group-${{!#}}" ;;
+    useradd) touch "$state/user-${{!#}}" ;;
+    id) if [ "$1" = -u ] && [ $# -eq 1 ]; then echo 0; else [ -e "$state/user-${{!#}}" ]; fi ;;
+    python3)  # python3 -m venv [--system-site-packages] [--upgrade] DIR: a venv whose python logs
+        dir=${{!#}}
+        mkdir -p "$dir/bin"
+        printf '#!/bin/sh\necho "venv-python $*" >> "{log}"\n' > "$dir/bin/python"
+        printf '#!/bin/sh\necho "card-assistant $*" >> "{log}"\n' > "$dir/bin/card-assistant"
+        chmod +x "$dir/bin/python" "$dir/bin/card-assistant" ;;
+    install)  # the real install(1), without -o/-g (no such user or group on this machine)
+        args=()
+        while [ $# -gt 0 ]; do
+            case $1 in -o|-g) shift 2 ;; *) args+=("$1"); shift ;; esac
+        done
+        exec /usr/bin/install "${{args[@]}}" ;;
+esac  # the script's status is the case's: getent and id answer from the markers
+'''
+MACHINE_COMMANDS = ["apt-get", "getent", "groupadd", "useradd", "usermod", "id", "python3",
+                    "install", "systemctl", "udevadm", "modprobe", "raspi-config"]
+
+
+class Sandbox:
+    def __init__(self, tmp_path):
+        self.root = tmp_path / "root"
+        self.log = tmp_path / "calls.log"
+        state = tmp_path / "state"
+        bin_dir = tmp_path / "bin"
+        for d in (state, bin_dir):
+            d.mkdir()
+        for d in ("etc/systemd/system", "etc/udev/rules.d", "etc/modules-load.d", "boot/firmware",
+                  "var/lib"):
+            (self.root / d).mkdir(parents=True)
+        self.config_txt = self.root / "boot/firmware/config.txt"
+        # a Bookworm-like config.txt: a model filter last, a slow I2C line, no final newline
+        self.config_txt.write_text("dtparam=audio=on\ndtparam=i2c_arm_baudrate=100000\n[pi4]\n"
+                                   "arm_boost=1")
+        for name in MACHINE_COMMANDS:
+            stub = bin_dir / name
+            stub.write_text(STANDIN.format(state=state, log=self.log))
+            stub.chmod(0o755)
+        self.env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "DESTDIR": str(self.root), "LC_ALL": "C"}
+
+    def run(self, *args):
+        if self.log.exists():
+            self.log.unlink()
+        res = run(["bash", INSTALL, *args], env=self.env, stdin=subprocess.DEVNULL)
+        assert res.returncode == 0, f"install.sh {' '.join(args)} failed:\n{res.stdout}\n{res.stderr}"
+        return self.log.read_text()
+
+    def path(self, p):
+        return self.root / p.lstrip("/")
+
+
+def i2c_blocks(text):
+    return text.count("# card-assistant-i2c-begin")
+
+
+def test_install_writes_everything_and_a_second_run_changes_nothing_it_should_keep(tmp_path):
+    box = Sandbox(tmp_path)
+    calls = box.run()
+    unit = box.path("/etc/systemd/system/card-assistant.service")
+    config = box.path("/etc/card-assistant/config.toml")
+    assert unit.read_text() == UNIT.read_text()
+    assert box.path("/etc/udev/rules.d/99-card-assistant-reader.rules").read_bytes() == (
+        ROOT / "hardware" / "99-card-assistant-reader.rules").read_bytes()
+    assert box.path("/etc/modules-load.d/card-assistant.conf").read_text().split("\n")[1:3] == [
+        "i2c-dev", "cdc_acm"]
+    assert config.read_text() == (ROOT / "assistant" / "config.example.toml").read_text()
+    for call in ("apt-get install -y --no-install-recommends python3-lgpio python3-venv i2c-tools",
+                 "groupadd --system gpio", "groupadd --system i2c", "groupadd --system dialout",
+                 "useradd --system --user-group", "usermod --append --groups gpio,i2c,dialout",
+                 "python3 -m venv --system-site-packages", f"venv-python -m pip install --upgrade {ROOT}",
+                 "raspi-config nonint do_i2c 0", "systemctl enable card-assistant.service",
+                 "systemctl restart card-assistant.service"):
+        assert call in calls, f"{call!r} was not run:\n{calls}"
+    assert calls.index("install -m 0644") < calls.index("systemctl enable")
+
+    # I2C at 400 kHz, in one block at the end, under [all] so the [pi4] filter does not swallow it
+    text = box.config_txt.read_text()
+    assert i2c_blocks(text) == 1
+    tail = text[text.index("# card-assistant-i2c-begin"):].splitlines()
+    assert tail[1:4] == ["[all]", "dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000"]
+    assert "arm_boost=1\n" in text  # the last line was not glued to the block
+
+    # the owner edits the config; an upgrade (the same command again) must keep it
+    config.write_text("[display]\ndriver = \"sh1106\"\n")
+    calls = box.run()
+    assert config.read_text() == "[display]\ndriver = \"sh1106\"\n"
+    assert "groupadd" not in calls and "useradd" not in calls  # they exist now
+    assert "python3 -m venv --system-site-packages --upgrade" in calls
+    assert i2c_blocks(box.config_txt.read_text()) == 1
+    assert box.config_txt.read_text() == text
+    assert unit.read_text() == UNIT.read_text()
+
+
+def test_uninstall_keeps_the_journal_and_the_config(tmp_path):
+    box = Sandbox(tmp_path)
+    box.run()
+    journal = box.path("/var/lib/card-assistant/journal.sqlite")
+    journal.parent.mkdir()
+    journal.write_bytes(b"SQLite format 3\x00 a match in progress")
+    calls = box.run("--uninstall")
+    assert "systemctl disable --now card-assistant.service" in calls
+    assert not box.path("/etc/systemd/system/card-assistant.service").exists()
+    assert not box.path("/etc/udev/rules.d/99-card-assistant-reader.rules").exists()
+    assert not box.path("/etc/modules-load.d/card-assistant.conf").exists()
+    assert not box.path("/opt/card-assistant").exists()
+    assert journal.read_bytes() == b"SQLite format 3\x00 a match in progress"
+    assert box.path("/etc/card-assistant/config.toml").exists()
