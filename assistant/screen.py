@@ -3,7 +3,8 @@
 Layout (pixels): the score in double size across the top with trump in the
 middle (rows 0-13); two small lines of details (dealer, hand size or bid, for 2,
 tricks or points; rows 15-30); then either the cards on the table in seat
-columns with the prompt in bold below, or a double-size body and prompt. What a
+columns with the prompt in bold below (play; the flip, which has no details,
+moves them up), or a double-size body and prompt. What a
 player needs from a metre away (score, trump, whose turn, alerts, menus) is
 drawn double size; alerts take over the whole screen.
 
@@ -18,7 +19,6 @@ from assistant.font import HEIGHT, draw_text, text_width
 
 W, H = 128, 64
 BIG = 2
-_TABLE_PHASES = ("flip", "play")
 _ALERT_TITLES = {
     "renege": ("RENEGE!", "RENEGE!"),
     "refused": ("REFUSED", "REFUSED"),
@@ -35,11 +35,15 @@ def render(view):
         _alert(img, view.alert)
     elif view.phase == "menu":
         _menu(img, view.menu)
+    elif view.phase == "flip":  # no dealer or bid yet: the cards sit higher, the prompt gets room
+        _header(img, view)
+        _table(img, view, view.flipped, top=16)
+        _wrap_block(img, view.prompt, 40, H, bold_first=True)
     else:
         _header(img, view)
         _details(img, view)
-        if view.phase in _TABLE_PHASES:
-            _table(img, view, view.trick if view.phase == "play" else view.flipped)
+        if view.phase == "play":
+            _table(img, view, view.trick)
             _wrap_block(img, view.prompt, 56, H, bold_first=True)
         else:
             body = _body(view)
@@ -151,8 +155,9 @@ def _details(img, view):
         right2 = "Tricks " + "-".join(map(str, view.tricks)) if view.tricks else ""
     else:
         right1 = ""
-        if view.bidder is not None and view.bid is not None:
-            right1 = f"{seat(view.bidder)} bid {view.bid}" + (f" ×{view.double}" if view.double > 1 else "")
+        if view.bid is not None:
+            who = f"{seat(view.bidder)} bid" if view.bidder is not None else "High bid"
+            right1 = f"{who} {view.bid}" + (f" ×{view.double}" if view.double > 1 else "")
         left2 = "Pts " + "-".join(map(str, view.points)) if view.points else ""
         right2 = f"Trick {view.trick_no}" if view.trick_no else ""
     if view.extra:
@@ -163,7 +168,7 @@ def _details(img, view):
     _right(img, 23, right2)
 
 
-def _table(img, view, cards):
+def _table(img, view, cards, top=31):
     """Seat columns: the seat's name (inverted for the seat to act) over its card, double size."""
     n = len(view.seats)
     colw = W // n
@@ -172,12 +177,12 @@ def _table(img, view, cards):
         x0 = s * colw
         name = _short(view.seats[s], 5)
         if s == view.turn:
-            img.paste(1, (x0 + 1, 31, x0 + colw - 1, 40))
-            _centered(img, 32, name, fill=0, x0=x0, x1=x0 + colw)
+            img.paste(1, (x0 + 1, top, x0 + colw - 1, top + 9))
+            _centered(img, top + 1, name, fill=0, x0=x0, x1=x0 + colw)
         else:
-            _centered(img, 32, name, x0=x0, x1=x0 + colw)
+            _centered(img, top + 1, name, x0=x0, x1=x0 + colw)
         text = _card_text(shown[s]) if s in shown else "·"
-        _centered(img, 41, text, BIG, x0=x0, x1=x0 + colw)
+        _centered(img, top + 10, text, BIG, x0=x0, x1=x0 + colw)
 
 
 def _body(view):

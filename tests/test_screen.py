@@ -44,12 +44,12 @@ CASES = {
     "towers-match-over": View(**T, phase="match-over", prompt="OK: new match", score=(6, 3),
                               winner=(0,)),
     # Twenty-Nine, every phase
-    "29-flip": View(**N, phase="flip", prompt="Tap flip cards", flipped=(
+    "29-flip": View(**N, phase="flip", prompt="Flip for the deal: tap cards", flipped=(
         (0, C("7S")), (1, C("QD")), (2, C("JH")), (3, C("AC")))),
     "29-scan": View(**N, phase="scan", prompt="P3: tap your hand (5 of 8)", score=(1, 2),
                     dealer=3, turn=2),
     "29-bidding": View(**N, phase="bidding", prompt="P3: bid or pass?", score=(1, 2), dealer=3,
-                       turn=2, bidder=1, bid=18),
+                       turn=2, bid=18),
     "29-trump-card": View(**N, phase="trump-card", prompt="P2: set trump face down or call 7th",
                           score=(1, 2), dealer=3, turn=1, bidder=1, bid=20),
     "29-seventh": View(**N, phase="seventh", prompt="P4: put P2's 7th card face down",
@@ -59,7 +59,7 @@ CASES = {
     "29-play-hidden": View(**N, phase="play", prompt="P4 to play", score=(1, 2), dealer=3,
                            turn=3, trump="hidden", bidder=1, bid=20, double=2, points=(4, 9),
                            trick_no=3, trick=((0, C("JH")), (1, C("10H")), (2, C("7H")))),
-    "29-play-revealed": View(**N, phase="play", prompt="P1 to play", score=(-2, 0), dealer=0,
+    "29-play-revealed": View(**N, phase="play", prompt="P1 to play (OK: call)", score=(-2, 0), dealer=0,
                              turn=0, trump=2, bidder=3, bid=29, points=(15, 13), trick_no=8,
                              extra=("pair P4",)),
     "29-hand-over": View(**N, phase="hand-over", prompt="P2+P4 made 20: +2", score=(1, 4),
