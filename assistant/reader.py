@@ -43,6 +43,7 @@ class Tracker:
         self.losses = 0  # lost or refused lines: each may have been a tap
         self.snapshots = 0  # complete STATE snapshots received
         self._losses_at_snapshot = 0
+        self._last_line = b""
 
     def link_opened(self):
         """A fresh connection: sequence numbers start over, the pads are re-read."""
@@ -59,24 +60,25 @@ class Tracker:
             log.warning("reader line refused (%s): %r", e.reason, e.line[:60])
             return []
         self.good += 1
-        out = self._sequence(msg)
+        out = self._sequence(msg, line)
         if out is None:
             return []
         return out + getattr(self, "_on_" + msg.kind.lower())(msg)
 
-    def _sequence(self, msg):
+    def _sequence(self, msg, line):
         last, self.last_seq = self.last_seq, msg.seq
+        last_line, self._last_line = self._last_line, line
+        if msg.seq == last and line.rstrip(b"\r\n") == last_line.rstrip(b"\r\n"):
+            self.counts["duplicate"] += 1
+            log.warning("reader line %d arrived twice: dropped the copy", msg.seq)
+            return None
         if msg.kind == "HELLO":
             return self._restart(msg, protocol.hello_info(msg).get("boot"))
         if last is None or msg.seq == (last + 1) % protocol.SEQ_MOD:
             return []
         behind = (last - msg.seq) % protocol.SEQ_MOD
-        if behind == 0:
-            self.counts["duplicate"] += 1
-            log.warning("reader line %d arrived twice: dropped the copy", msg.seq)
-            return None
         if behind < STALE_WINDOW:
-            self.last_seq = last
+            self.last_seq, self._last_line = last, last_line
             self.counts["out of order"] += 1
             log.warning("reader line %d after %d: refused as stale", msg.seq, last)
             return None
@@ -122,8 +124,10 @@ class Tracker:
             self.pads.pop(pad, None)
         return out
 
-    def _implied(self, pad, now, was):
-        """The firmware says ``now``; its line about ``was`` must have been lost."""
+    def _implied(self, pad, was):
+        """Each change line says what the pad held before it (ARRIVE and CONFLICT:
+        nothing; REMOVE: that tag; CLEAR: a conflict). If we believed otherwise,
+        a line was lost: post the change it carried."""
         if self.pads.get(pad, "") == was:
             return []
         self.counts["recovered"] += 1
@@ -131,20 +135,16 @@ class Tracker:
         return self._move(pad, was)
 
     def _on_arrive(self, m):
-        if self.pads.get(m.pad) == m.uid:  # its removal was lost: a re-tap
-            return self._implied(m.pad, m.uid, "") + self._move(m.pad, m.uid)
-        return self._move(m.pad, m.uid)
+        return self._implied(m.pad, "") + self._move(m.pad, m.uid)
 
     def _on_remove(self, m):
-        return self._implied(m.pad, "", m.uid) + self._move(m.pad, "")
+        return self._implied(m.pad, m.uid) + self._move(m.pad, "")
 
     def _on_conflict(self, m):
-        if self.pads.get(m.pad) == MANY:
-            return self._implied(m.pad, MANY, "") + self._move(m.pad, MANY)
-        return self._move(m.pad, MANY)
+        return self._implied(m.pad, "") + self._move(m.pad, MANY)
 
     def _on_clear(self, m):
-        return self._implied(m.pad, "", MANY) + self._move(m.pad, "")
+        return self._implied(m.pad, MANY) + self._move(m.pad, "")
 
     def _on_state(self, m):
         if m.pad == 1:

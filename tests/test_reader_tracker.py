@@ -73,3 +73,31 @@ def test_refused_line_asks_for_a_snapshot():
     t = booted()
     assert t.feed(b"\x00\x01garbage") == []
     assert t.want_sync and t.counts == {"not plain ASCII": 1}
+
+
+def test_doubled_hello_is_one_boot_not_a_restart():
+    t = Tracker()
+    hello = frame(0, HELLO.format("AAAA"))
+    assert t.feed(hello) == [ReaderStatus(True, "card reader firmware 1.0.0 ready")]
+    assert t.feed(hello) == []
+    assert t.counts == {"duplicate": 1}
+
+
+def test_hello_with_a_new_boot_id_is_a_restart():
+    t = booted()
+    assert feed(t, (0, HELLO.format("BBBB"))) == [ReaderStatus(True, "card reader restarted")]
+    assert t.counts == {"restart": 1}
+
+
+def test_same_seq_different_line_is_refused_as_out_of_order():
+    t = booted()
+    feed(t, (3, f"ARRIVE 1 {A}"))
+    assert feed(t, (3, f"ARRIVE 2 {B}")) == []
+    assert t.counts == {"out of order": 1}
+
+
+def test_swap_without_its_removal_line_is_recovered():
+    t = booted()
+    feed(t, (3, f"ARRIVE 1 {A}"))
+    assert feed(t, (5, f"ARRIVE 1 {B}")) == [TagRemoved(1, A), TagArrived(1, B)]
+    assert t.counts == {"dropped": 1, "recovered": 1}
