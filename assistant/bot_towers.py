@@ -32,6 +32,7 @@ class TowersBot:
         self.for_two_rate = for_two_rate
         self.skip_discard_rate = skip_discard_rate
         self.injected = 0      # deliberate failures to follow
+        self.injected_log = [] # (seat, hand, trick) of each, as the engine reports a proven one
         self.hands = None      # the true hands of the deal in progress
         self.dealt_for = None  # hand number the deal is for
         self.shown = set()     # seats whose hand line was given this deal
@@ -111,6 +112,7 @@ class TowersBot:
                 others = [c for c in cards if EFFECTIVE[trump][c] != led]
                 if others and engine.known[seat] is None and rng.random() < self.renege_rate:
                     self.injected += 1
+                    self.injected_log.append((seat, engine.hand_no, engine.done + 1))
                     follow = others
                 cards = follow
         card = rng.choice(cards)

@@ -90,6 +90,13 @@ class Paths:
 
 
 @dataclass(frozen=True)
+class Table:
+    """How the box is built and played: one role per reader pad, in the reader's pad order."""
+    pads: tuple = ("P1", "P2", "centre")  # "P1".."P4" for a seat's pad, "centre" for the middle
+    deal_scan: bool = False               # players tap their hands before play (illegal cards refused)
+
+
+@dataclass(frozen=True)
 class Config:
     pins: Pins = Pins()
     buttons: Buttons = Buttons()
@@ -97,10 +104,13 @@ class Config:
     reader: Reader = Reader()
     game: Game = Game()
     paths: Paths = Paths()
+    table: Table = Table()
 
 
 def _check_type(where, key, value, default):
     want = type(default)
+    if want is tuple and isinstance(value, list):
+        value = tuple(value)
     ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
     if want is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
@@ -135,6 +145,10 @@ def _validate(cfg, source):
         if pin in taken:
             problems.append(f"[pins] {name} and {taken[pin]} are both on GPIO {pin}")
         taken.setdefault(pin, name)
+    pads = cfg.table.pads
+    roles = ("P1", "P2", "P3", "P4", "centre")
+    if not 1 <= len(pads) <= 4 or any(r not in roles for r in pads) or len(set(pads)) != len(pads):
+        problems.append(f"[table] pads {list(pads)!r} must be 1 to 4 different roles of {', '.join(roles)}")
     if b.hold_time <= 0 or b.bounce_time < 0:
         problems.append("[buttons] hold_time must be above 0 and bounce_time 0 or more")
     if b.bounce_time >= b.hold_time:

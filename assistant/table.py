@@ -9,7 +9,8 @@ Buttons: left/right move the choice shown on the screen, OK confirms it, Back
 dismisses an alert; hold OK for the menu (claim, accuse, finish, double, pair,
 deal scan, new match), hold Back to undo the last action.
 
-Pads (``pads``): one role per reader, "P1".."P4" for a seat's pad or "centre".
+Pads (``pads``): one role per reader, in the wire's pad order (pad 1 first),
+"P1".."P4" for a seat's pad or "centre".
 A card tapped on the pad of the seat to act, or on the centre pad, is that
 seat's play; on another seat's pad it is refused as out of turn.
 """
@@ -79,9 +80,13 @@ class Table:
         self.alert = Alert(kind, text)
         self.sound = kind if kind in ("renege", "refused", "unknown-tag", "reader-lost") else None
 
+    def _role(self, pad):
+        """The role of reader pad ``pad`` (numbered from 1, as on the wire); None if unknown."""
+        return self.pads[pad - 1] if 1 <= pad <= len(self.pads) else None
+
     def _pad_name(self, pad):
-        role = self.pads[pad] if 0 <= pad < len(self.pads) else f"pad {pad + 1}"
-        return "the centre pad" if role == "centre" else f"{role}'s pad"
+        role = self._role(pad)
+        return f"pad {pad}" if role is None else "the centre pad" if role == "centre" else f"{role}'s pad"
 
     # -- applying actions ---------------------------------------------------------------
 
@@ -142,8 +147,13 @@ class Table:
         if card not in pack_for(self.match.game):
             self._alert("refused", f"{card_label(card)} is not in the {self.match.game} pack")
             return
-        role = self.pads[pad] if 0 <= pad < len(self.pads) else "centre"
+        role = self._role(pad)
+        if role is None:
+            self._alert("refused", f"Pad {pad} is not in this box's [table] pads")
+            return
         seat = None if role == "centre" else int(role[1:]) - 1
+        if seat is not None and seat >= len(self.match.seats):
+            seat = None  # a four-seat box playing towers: P3/P4 pads act as the centre
         self._card(seat, card)
 
     def _card(self, pad_seat, card):
@@ -233,11 +243,12 @@ class Table:
                 self.menu = None
             return
         if held and name == "ok":
+            self._dismiss()
             self._main_menu()
             return
-        if self.alert is not None and self.alert.kind != "reader-lost" and name in ("ok", "back"):
-            self.alert = None
-            return
+        if self.menu is None and self.alert is not None and name in ("ok", "back"):
+            if self._dismiss():
+                return
         if self.menu is not None:
             title, items, sel = self.menu
             if name == "left":
@@ -261,6 +272,13 @@ class Table:
             self.cursor = (self.cursor + 1) % len(options)
         elif name == "ok":
             self.apply(options[self.cursor % len(options)][1])
+
+    def _dismiss(self):
+        """Clear the alert a person has seen; the reader-lost alert stays until it reconnects."""
+        if self.alert is not None and self.alert.kind != "reader-lost":
+            self.alert = None
+            return True
+        return False
 
     # -- menus ----------------------------------------------------------------------------
 

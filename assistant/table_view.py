@@ -34,9 +34,9 @@ def choices_for(table):
             return [("For 2", Action("for2"))]
         return []
     if e.phase in ("bidding", "end") and e.to_act is not None:
-        low = 16 if e.high is None else e.high + 1
+        low = e.high + 1 if e.high else 16
         out = [(f"Bid {n}", Action("bid", value=n)) for n in range(low, 30)]
-        forced = e.to_act == e.dealer and e.high is None
+        forced = e.to_act == e.dealer and not e.high  # the other three passed (N3)
         if not forced:
             out.append(("Pass", Action("pass")))
         return out
@@ -129,7 +129,7 @@ def _twentynine(table, m, e):
     names = m.seats
     trump = e.trump_suit if e.revealed else (TRUMP_HIDDEN if e.trump_set else None)
     f = dict(score=tuple(e.score), dealer=e.dealer, turn=e.to_act, trump=trump, bidder=e.bidder,
-             bid=e.target if e.bidder is not None else e.high, double=e.multiplier,
+             bid=e.target if e.bidder is not None else (e.high or None), double=e.multiplier,
              points=tuple(e.points))
     p = e.phase
     if p == "over":
@@ -142,7 +142,7 @@ def _twentynine(table, m, e):
         return dict(f, phase="flip", flipped=tuple(sorted(e.flip.last.items())),
                     prompt="Flip for the deal: tap cards")
     if p in ("bidding", "end"):
-        return dict(f, phase="bidding", bid=e.high, bidder=None,
+        return dict(f, phase="bidding", bid=e.high or None, bidder=None,
                     prompt=_choice_prompt(table, names[e.to_act]))
     if p == "trump":
         if e.seventh:

@@ -1,0 +1,201 @@
+"""`card-assistant run`: the box. One thread owns the state; adapters only post events.
+
+The loop takes one event off the queue, lets the :class:`Table` apply it (the
+table journals every accepted action before anything is shown), renders the
+view and hands the frame to the display (which skips a frame identical to the
+last), and follows the view's alert with the buzzer and LED. systemd gets
+``READY=1`` after the first frame and ``WATCHDOG=1`` from the same loop, so a
+stuck loop is restarted. Log lines never carry hidden information.
+"""
+import argparse
+import logging
+import os
+import queue
+import signal
+import threading
+import time
+from pathlib import Path
+
+from .events import Tick
+from .journal import Journal
+from .notify import Notifier
+from .scenario import format_action
+from .table import HIDDEN_KINDS, Table
+
+log = logging.getLogger("card-assistant")
+
+
+class Stop:
+    """Posted by the signal handler: leave the loop and release the hardware."""
+
+
+def public_line(action, seats):
+    """An action as a log line, with hidden cards (trump card, discard, scans) left out."""
+    if action.kind in HIDDEN_KINDS:
+        seat = f" {seats[action.seat]}" if action.seat is not None else ""
+        return f"{action.kind}{seat} (face down)"
+    return format_action(action, seats)
+
+
+class Box:
+    """The daemon's state owner: table, screen, alerts; fed by a queue."""
+
+    def __init__(self, table, display, alerts=None, notifier=None, events=None):
+        self.table = table
+        self.display = display
+        self.alerts = alerts
+        self.notifier = notifier or Notifier({})
+        self.events = events or queue.Queue()
+        self.handled = 0
+        self.counts = {}  # event type -> events handled (the simulation waits on these)
+        self.changed = threading.Condition()
+        self.view = None
+        self.frame = None
+        self._logged = len(table.match.actions) if table.match else 0
+        self._stopping = False
+
+    def show(self):
+        from .screen import render  # Pillow: imported once the box starts, not at import time
+        self.view = self.table.view()
+        self.frame = render(self.view)
+        self.display.show(self.frame)
+        if self.alerts is not None:
+            self.alerts.update(self.view.alert)
+
+    def step(self, event):
+        if isinstance(event, Stop):
+            self._stopping = True
+            return
+        if not isinstance(event, Tick):
+            self.table.handle(event)
+            self._log_actions()
+        self.show()
+
+    def _log_actions(self):
+        m = self.table.match
+        if m is None:
+            return
+        actions = m.actions
+        if len(actions) < self._logged:  # an undo
+            log.info("undo (%d actions in effect)", len(actions))
+        elif len(actions) > self._logged:
+            for a in actions[self._logged:]:
+                log.info("action: %s", public_line(a, m.seats))
+        self._logged = len(actions)
+        if self.view is not None and self.table.alert is not None and self.table.alert != self.view.alert:
+            log.info("alert: %s: %s", self.table.alert.kind, self.table.alert.text)
+
+    def run(self):
+        """Show the first frame, tell systemd, then apply events until a Stop."""
+        self.show()
+        self.notifier.ready("showing the table")
+        beat = self.notifier.watchdog / 2 if self.notifier.watchdog else None
+        next_beat = time.monotonic()
+        while not self._stopping:
+            if beat is not None and time.monotonic() >= next_beat:
+                self.notifier.ping()
+                next_beat = time.monotonic() + beat
+            try:
+                event = self.events.get(timeout=beat)
+            except queue.Empty:
+                continue
+            try:
+                self.step(event)
+            except Exception:  # a bug must not take the table down: log it, keep the match
+                log.exception("internal error while handling %s", type(event).__name__)
+            finally:
+                self.events.task_done()
+                with self.changed:
+                    self.handled += 1
+                    self.counts[type(event)] = self.counts.get(type(event), 0) + 1
+                    self.changed.notify_all()
+        self.notifier.stopping()
+
+    def wait_counted(self, kind, count, timeout=30.0):
+        """Block until ``count`` events of type ``kind`` have been handled (the simulation's
+        hands wait on this; the timeout only guards against a hang)."""
+        with self.changed:
+            if not self.changed.wait_for(lambda: self.counts.get(kind, 0) >= count, timeout):
+                raise TimeoutError(f"the box did not handle {kind.__name__} #{count}")
+
+
+def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
+    """The journal in ``state_dir`` and a table resumed from it (or at the new-match menu)."""
+    journal = Journal(os.path.join(state_dir, "journal.sqlite3"))
+    resumed = journal.resume()
+    table = Table(journal, deck, pads=pads, game=cfg_game.game, options=cfg_game.options(),
+                  deal_scan=deal_scan, match=resumed.match)
+    if resumed.problems:
+        table._alert("info", "; ".join(resumed.problems)[:120])
+    if resumed.match is not None:
+        log.info("resumed match %s after %d actions", resumed.match_id, len(resumed.match.actions))
+    return table
+
+
+def load_deck_or_warn(path):
+    from .deck import DeckError, load_deck
+    try:
+        return load_deck(path), None
+    except FileNotFoundError:
+        return {}, "No deck enrolled: run card-assistant enroll"
+    except (DeckError, OSError) as e:
+        return {}, f"Deck unreadable: {e}"[:120]
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="card-assistant run", description="Run the box.")
+    parser.add_argument("--config", default=None, help="TOML config (default: built-in defaults)")
+    parser.add_argument("--state-dir", default=None, help="where the journal lives (overrides the config)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    from .config import ConfigError, load
+    try:
+        cfg = load(args.config)
+    except ConfigError as e:
+        log.error("%s", e)
+        return 2
+    state_dir = args.state_dir or cfg.paths.state_dir
+    Path(state_dir).mkdir(parents=True, exist_ok=True)
+    deck_path = Path(cfg.paths.deck) if os.path.isabs(cfg.paths.deck) else Path(state_dir) / cfg.paths.deck
+    deck, deck_problem = load_deck_or_warn(deck_path)
+    return run_box(cfg, state_dir, deck, deck_problem)
+
+
+def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=None,
+            reader_port=None, frames_dir=None, on_box=None):
+    """Build the adapters for ``cfg`` and run until SIGTERM/SIGINT (or a Stop event)."""
+    from .alerts import Alerts
+    from .buttons import Buttons
+    from .display import open_display
+    from .reader import Reader
+
+    events = queue.Queue()
+    table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
+    if deck_problem:
+        table._alert("unknown-tag", deck_problem)
+    display = display or open_display(cfg.display, frames_dir)
+    buttons = alerts = reader = None
+    try:
+        buttons = Buttons(cfg.pins, events, hold_time=cfg.buttons.hold_time,
+                          bounce_time=cfg.buttons.bounce_time, pin_factory=pin_factory)
+        alerts = Alerts(cfg.pins, pin_factory=pin_factory)
+        reader = Reader(reader_port or cfg.reader.device, events, baudrate=cfg.reader.baud)
+        reader.start()
+        box = Box(table, display, alerts, Notifier(), events)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(sig, lambda *_: events.put(Stop()))
+        if on_box is not None:
+            on_box(box)
+        box.run()
+    finally:
+        for part in (reader, buttons, alerts):
+            if part is not None:
+                try:
+                    part.stop() if part is reader else part.close()
+                except Exception:
+                    log.exception("while releasing %s", type(part).__name__)
+        display.close()
+        table.journal.close()
+    log.info("stopped cleanly")
+    return 0

@@ -1,0 +1,39 @@
+"""systemd's notify protocol (sd_notify), for ``Type=notify`` and the watchdog.
+
+A datagram to the socket named by ``$NOTIFY_SOCKET``; nothing happens when the
+variable is unset (a laptop, a test). Written here because it is a dozen lines
+and the systemd bindings need a compiler on the Pi.
+"""
+import os
+import socket
+
+
+class Notifier:
+    def __init__(self, environ=os.environ):
+        addr = environ.get("NOTIFY_SOCKET")
+        if addr and addr.startswith("@"):
+            addr = "\0" + addr[1:]  # an abstract socket
+        self.addr = addr
+        usec = environ.get("WATCHDOG_USEC")
+        pid = environ.get("WATCHDOG_PID")
+        mine = pid is None or pid == str(os.getpid())
+        self.watchdog = int(usec) / 1e6 if usec and usec.isdigit() and mine else None
+
+    def send(self, text):
+        if not self.addr:
+            return False
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            try:
+                s.sendto(text.encode(), self.addr)
+            except OSError:
+                return False
+        return True
+
+    def ready(self, status=""):
+        return self.send("READY=1" + (f"\nSTATUS={status}" if status else ""))
+
+    def ping(self):
+        return self.send("WATCHDOG=1")
+
+    def stopping(self):
+        return self.send("STOPPING=1")

@@ -1,0 +1,223 @@
+"""`card-assistant sim`: the whole box on a laptop, with simulated pins, display and reader.
+
+The same :class:`Box` as on the Pi, built with gpiozero's ``MockFactory`` for the
+buttons, buzzer and LED, luma's ``dummy`` device for the screen, and a real pty
+fed by the virtual firmware speaking the real wire protocol for the card pads.
+
+* Interactive: the screen is drawn in the terminal; type a card (``JS``, or
+  ``2 JS`` for pad 2) to tap it, ``a``/``d`` for left/right, Enter for OK,
+  ``b`` for Back, ``m`` to hold OK (menu), ``u`` to hold Back (undo), ``q`` to quit.
+* Bots: ``--bots`` plays whole matches through the full stack: the bots tap
+  cards on the virtual pads and press the mock buttons, inject reneges at
+  ``--renege-rate`` and the run ends with injected versus proven reneges.
+"""
+import argparse
+import dataclasses
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from .cards import TWENTY_NINE_PACK, card_name, parse_card, CardError
+from .events import ButtonPressed, TagRemoved
+
+HOLD_TIME = 0.05  # seconds: the simulated thumb holds a button this long for a hold
+
+
+def sim_uid(card):
+    """A 7-byte NTAG-style UID for each card of the simulated pack."""
+    return f"04{card:02X}5EED{card * 7 % 256:02X}{card * 13 % 256:02X}80"
+
+
+class SimBox:
+    """The box on mock hardware; ``tap``/``press``/``hold`` act like hands at the table."""
+
+    def __init__(self, state_dir, game="towers", pads=("P1", "P2", "centre"), frames_dir=None,
+                 options=None, deal_scan=False):
+        from gpiozero.pins.mock import MockFactory
+
+        from . import config as config_mod
+        from .deck import save_deck
+        from .virtual_firmware import VirtualFirmware
+
+        self.state_dir = Path(state_dir)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        deck = {sim_uid(c): c for c in sorted(TWENTY_NINE_PACK)}
+        save_deck(deck, self.state_dir / "deck.txt")
+        cfg = config_mod.Config()
+        game_cfg = dataclasses.replace(cfg.game, game=game, **(options or {}))
+        self.cfg = dataclasses.replace(
+            cfg, display=dataclasses.replace(cfg.display, driver="dummy"),
+            buttons=dataclasses.replace(cfg.buttons, hold_time=HOLD_TIME, bounce_time=0),
+            reader=dataclasses.replace(cfg.reader, device=str(self.state_dir / "card-reader")),
+            paths=dataclasses.replace(cfg.paths, state_dir=str(self.state_dir), deck="deck.txt"),
+            game=game_cfg, table=dataclasses.replace(cfg.table, pads=tuple(pads), deal_scan=deal_scan))
+        self.factory = MockFactory()
+        self.firmware = VirtualFirmware(self.cfg.reader.device, pads=len(pads)).plug()
+        self.frames_dir = frames_dir
+        self.box = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="box", daemon=True)
+        self.error = None
+
+    def start(self):
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RuntimeError(f"the simulated box did not start: {self.error}")
+        return self
+
+    def _run(self):
+        from .daemon import load_deck_or_warn, run_box
+        deck, problem = load_deck_or_warn(self.state_dir / "deck.txt")
+
+        def on_box(box):
+            self.box = box
+            self._ready.set()
+        try:
+            run_box(self.cfg, str(self.state_dir), deck, problem, pin_factory=self.factory,
+                    frames_dir=self.frames_dir, on_box=on_box)
+        except BaseException as e:  # reported by start() or stop()
+            self.error = e
+            self._ready.set()
+
+    def stop(self):
+        from .daemon import Stop
+        if self.box is not None:
+            self.box.events.put(Stop())
+        self._thread.join(30)
+        self.firmware.unplug()
+        if self.error is not None:
+            raise RuntimeError(f"the simulated box failed: {self.error!r}")
+
+    # -- hands at the table ------------------------------------------------------------
+
+    def settle(self):
+        """Wait until every event posted so far has been handled."""
+        self.box.events.join()
+
+    def _count(self, kind):
+        return self.box.counts.get(kind, 0)
+
+    def tap(self, pad, card):
+        """Put a card on pad index ``pad`` (0 is the wire's pad 1) and lift it: one arrival
+        and one removal, through the pty."""
+        before = self._count(TagRemoved)
+        self.firmware.tap(pad + 1, sim_uid(card))
+        self.box.wait_counted(TagRemoved, before + 1)
+        self.settle()
+
+    def _pin(self, name):
+        return self.factory.pin(getattr(self.cfg.pins, name))
+
+    def press(self, name):
+        before = self._count(ButtonPressed)
+        pin = self._pin(name)
+        pin.drive_low()
+        pin.drive_high()
+        self.box.wait_counted(ButtonPressed, before + 1)
+        self.settle()
+
+    def hold(self, name):
+        before = self._count(ButtonPressed)
+        pin = self._pin(name)
+        pin.drive_low()
+        self.box.wait_counted(ButtonPressed, before + 1)  # gpiozero's hold timer fired
+        pin.drive_high()
+        self.settle()
+
+    @property
+    def table(self):
+        return self.box.table
+
+
+def pad_for(table, seat):
+    """The pad a seat taps on: its own, else the centre pad, else pad 0."""
+    pads = table.pads
+    role = f"P{seat + 1}" if seat is not None else "centre"
+    if role in pads:
+        return pads.index(role)
+    return pads.index("centre") if "centre" in pads else 0
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="card-assistant sim", description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", choices=("towers", "twenty-nine"), default="towers")
+    p.add_argument("--bots", action="store_true", help="let bots play whole matches")
+    p.add_argument("--matches", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--renege-rate", type=float, default=0.0)
+    p.add_argument("--frames", metavar="DIR", help="save every displayed frame as PNG")
+    p.add_argument("--state-dir", help="journal and deck (default: a new temporary directory)")
+    p.add_argument("--pads", default=None, help="pad roles, e.g. P1,P2,centre (default by game)")
+    p.add_argument("--deal-scan", action="store_true", help="players scan their hands before play")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Twenty-Nine house rule, e.g. --option pair=on")
+    p.add_argument("--verbose", action="store_true", help="log every action (public ones only)")
+    args = p.parse_args(argv)
+    import logging
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    pads = tuple(args.pads.split(",")) if args.pads else (
+        ("P1", "P2", "centre") if args.game == "towers" else ("P1", "P2", "P3", "P4"))
+    options = {}
+    for opt in args.option:
+        key, _, value = opt.partition("=")
+        options[key.strip()] = int(value) if value.strip().isdigit() else value.strip()
+    state_dir = args.state_dir or tempfile.mkdtemp(prefix="card-assistant-sim-")
+    sim = SimBox(state_dir, args.game, pads, args.frames, options, args.deal_scan).start()
+    try:
+        if args.bots:
+            from .sim_bots import run_bots
+            return run_bots(sim, args.game, args.matches, args.seed, args.renege_rate)
+        return interactive(sim)
+    finally:
+        sim.stop()
+
+
+def interactive(sim):
+    from .display import to_terminal
+    print("card-assistant sim: type a card (JS, or '2 JS' for pad 2), a/d left/right, Enter OK,\n"
+          "b Back, m menu (hold OK), u undo (hold Back), q quit.")
+    while True:
+        print(to_terminal(sim.box.frame))
+        try:
+            line = input("> ").strip()
+        except EOFError:
+            return 0
+        word = line.lower()
+        if word == "q":
+            return 0
+        if word in ("", "ok"):
+            sim.press("ok")
+        elif word in ("a", "left"):
+            sim.press("left")
+        elif word in ("d", "right"):
+            sim.press("right")
+        elif word in ("b", "back"):
+            sim.press("back")
+        elif word in ("m", "menu"):
+            sim.hold("ok")
+        elif word in ("u", "undo"):
+            sim.hold("back")
+        else:
+            parts = line.split()
+            try:
+                if len(parts) == 2 and parts[0].isdigit():
+                    pad, card = int(parts[0]) - 1, parse_card(parts[1])
+                else:
+                    card = parse_card(line)
+                    e = sim.table.match.engine if sim.table.match else None
+                    pad = pad_for(sim.table, getattr(e, "to_act", None))
+            except (CardError, ValueError) as err:
+                print(f"  {err}")
+                continue
+            if not 0 <= pad < len(sim.table.pads):
+                print(f"  there is no pad {pad + 1}")
+                continue
+            sim.tap(pad, card)
+            print(f"  tapped {card_name(card)} on pad {pad + 1}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,175 @@
+"""Bots at the simulated table: whole matches through the full stack.
+
+The game bots (``TowersBot``, ``TwentyNineBot``) decide what the table does;
+this module does it the way people would: cards are tapped on the virtual
+pads (through the pty and the reader thread), decisions are made with the
+mock buttons (left/right to the choice on the screen, OK), claims through the
+menu (hold OK). After every action it checks that the box applied exactly that
+action, and after every match that every injected renege was proven and that
+no renege was proven that was not injected.
+"""
+import random
+import time
+
+from .scenario import format_action
+from .sim import pad_for
+from .table_view import choices_for, hand_open
+
+MENU_KINDS = ("claim", "accuse", "finish", "double", "redouble", "pair", "undo")
+
+
+class SimError(AssertionError):
+    """The box did something other than what the bot did at the table."""
+
+
+def _navigate(sim, count, current, target):
+    steps = (target - current) % count
+    name = "right"
+    if steps > count // 2:
+        steps, name = count - steps, "left"
+    for _ in range(steps):
+        sim.press(name)
+
+
+def choose(sim, action):
+    """Press left/right until ``action`` is the selected choice, then OK."""
+    if sim.table.alert is not None:  # read it, then Back to clear it, as a player would
+        sim.press("back")
+    options = choices_for(sim.table)
+    for i, (_, a) in enumerate(options):
+        if a == action:
+            _navigate(sim, len(options), sim.table.cursor % len(options), i)
+            sim.press("ok")
+            return
+    labels = [label for label, _ in options]
+    raise SimError(f"the screen offers {labels}, not {format_action(action, sim.table.match.seats)}")
+
+
+def menu_pick(sim, want):
+    """Open the menu (hold OK) and pick the first item whose label starts with ``want``."""
+    sim.hold("ok")
+    title, items, sel = sim.table.menu
+    for i, (label, _) in enumerate(items):
+        if label.startswith(want):
+            _navigate(sim, len(items), sel, i)
+            sim.press("ok")
+            return
+    sim.press("back")
+    raise SimError(f"the menu has no {want!r}: {[label for label, _ in items]}")
+
+
+def start_match(sim, game):
+    t = sim.table
+    if t.menu is None:
+        menu_pick(sim, "New match")
+    menu_pick_open(sim, "Towers" if game == "towers" else "Twenty-Nine")
+
+
+def menu_pick_open(sim, want):
+    """Pick from the menu already on the screen."""
+    title, items, sel = sim.table.menu
+    labels = [label for label, _ in items]
+    i = labels.index(want)
+    _navigate(sim, len(items), sel, i)
+    sim.press("ok")
+
+
+def perform(sim, action):
+    """Do ``action`` at the simulated table with pads and buttons."""
+    t = sim.table
+    e = t.match.engine
+    kind = action.kind
+    if kind == "flip":
+        for c in action.cards:
+            sim.tap(pad_for(t, None), c)
+    elif kind == "upcard":
+        sim.tap(pad_for(t, None), action.card)
+    elif kind == "play":
+        sim.tap(pad_for(t, e.to_act), action.card)
+    elif kind == "discard":
+        sim.tap(t.pads.index(f"P{e.dealer + 1}"), action.card)
+    elif kind == "trump":
+        sim.tap(pad_for(t, e.bidder), action.card)
+    elif kind == "claim":
+        menu_pick(sim, "Claim")
+    elif kind == "finish":
+        menu_pick(sim, "Finish round")
+    elif kind in MENU_KINDS:
+        raise SimError(f"the simulation's bots do not {kind}")
+    else:
+        choose(sim, action)
+
+
+def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
+    """Play ``matches`` whole matches; returns 0 when every injected renege was proven."""
+    rng = random.Random(seed)
+    total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0)
+    started = time.perf_counter()
+    for k in range(matches):
+        start_match(sim, game)
+        bot = _bot(game, seed * 1000 + k, renege_rate)
+        proven = _play(sim, bot, rng, claim_rate, total)
+        injected = [tuple(x) for x in bot.injected_log]
+        got = [(r.seat, r.hand, r.trick) for r in proven]
+        total["injected"] += len(injected)
+        total["proven"] += len(got)
+        total["false"] += len([r for r in got if r not in injected])
+        total["missed"] += len([r for r in injected if r not in got])
+        m = sim.table.match
+        s = m.state()
+        out(f"match {k + 1}: winner {' and '.join(s['winner'])}, score {s['score']}, "
+            f"{len(m.actions)} actions, reneges injected {len(injected)}, proven {len(got)}")
+    elapsed = time.perf_counter() - started
+    out(f"{game}: {matches} matches, {total['actions']} actions through the full stack "
+        f"in {elapsed:.1f} s; reneges injected {total['injected']}, proven {total['proven']}, "
+        f"false alerts {total['false']}, unproven {total['missed']}; claims {total['claims']}")
+    ok = total["injected"] == total["proven"] and not total["false"] and not total["missed"]
+    return 0 if ok else 1
+
+
+def _bot(game, seed, renege_rate):
+    if game == "towers":
+        from .bot_towers import TowersBot
+        return TowersBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0)
+    from .bot_twentynine import TwentyNineBot
+    return TwentyNineBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0)
+
+
+def _play(sim, bot, rng, claim_rate, total):
+    m = sim.table.match
+    while m.engine.phase != "over":
+        e = m.engine
+        if not hand_open(e) and e.hand_no and rng.random() < claim_rate and any(
+                e.book.claimable(s) for s in range(2)):
+            before = len(m.actions)
+            menu_pick(sim, "Claim")
+            _check(sim, before, "claim")
+            total["claims"] += 1
+            continue
+        action = bot.next_action(e)
+        if action is None:
+            break
+        before = len(m.actions)
+        perform(sim, action)
+        _check(sim, before, action)
+        total["actions"] += 1
+    return list(m.engine.book.proven)
+
+
+def _check(sim, before, action):
+    m = sim.table.match
+    if not isinstance(action, str) and action.kind == "flip":  # one tap, one flip line
+        want = [type(action)("flip", cards=(c,)) for c in action.cards]
+        if m.actions[before:] != want:
+            raise SimError(f"the box took {m.actions[before:]} for {_words(action, m)}")
+        return
+    if len(m.actions) != before + 1:
+        alert = sim.table.alert.text if sim.table.alert else "no alert"
+        raise SimError(f"the box did not take {_words(action, m)} ({alert})")
+    got = m.actions[-1]
+    if got != action and not (got.kind == getattr(action, "kind", action) and got.kind in MENU_KINDS):
+        raise SimError(f"the box took {_words(got, m)} for {_words(action, m)}")
+
+
+def _words(action, m):
+    return action if isinstance(action, str) else format_action(action, m.seats)
