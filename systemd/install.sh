@@ -46,6 +46,9 @@ UNIT_SRC=$SRC/systemd/card-assistant.service
 UDEV_SRC=$SRC/hardware/99-card-assistant-reader.rules
 EXAMPLE=$SRC/assistant/config.example.toml
 
+# pip runs as root, but only inside the venv: no root warning, no nagging about its own version
+export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+
 DRY_RUN=0
 MODE=install
 STEP=0
