@@ -5,7 +5,8 @@
     card-assistant enroll DECK --verify        # re-tap every card and check the deck
 
 Names the next card, waits for a tap, refuses a tag already in the deck, two
-tags on a pad, or a second tag for a card that has one. The deck is saved after
+tags on a pad, or a second tag for a card that has one; a card found lying on
+a pad (not seen arriving) is never taken for the named one. The deck is saved after
 every accepted card, so stopping (Ctrl-C) loses nothing and a rerun resumes.
 """
 import argparse
@@ -80,6 +81,10 @@ def walk(job, events, pad, say, on_accept=lambda: None):
             elif isinstance(event, TagArrived):
                 if pad is not None and event.pad != pad:
                     say(f"  ignored: that was pad {event.pad}; enrolment listens on pad {pad}")
+                    continue
+                if event.inferred:  # lying there at start, or its tap was garbled: never guess
+                    say(f"  ignored: a card was already on pad {event.pad} (or its tap was not heard "
+                        f"cleanly); lift it and tap again")
                     continue
                 refusal = job.offer(event.uid)
                 if refusal is None:

@@ -8,15 +8,22 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class TagArrived:
-    """A tag came to rest on a pad (after the firmware's presence debounce)."""
+    """A tag came to rest on a pad (after the firmware's presence debounce).
+
+    ``inferred`` is True when the reader did not see the change as it happened
+    but worked it out from a snapshot (at connect, after a restart or a lost
+    line): the card may have been there a while.
+    """
     pad: int
     uid: str  # upper-case hex, as sent by the firmware
+    inferred: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class TagRemoved:
     pad: int
     uid: str
+    inferred: bool = False  # as for TagArrived
 
 
 @dataclass(frozen=True, slots=True)

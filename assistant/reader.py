@@ -108,16 +108,16 @@ class Tracker:
         return [ReaderStatus(True, f"card reader firmware {self.version or '?'} ready")]
 
     # --- pads
-    def _move(self, pad, new):
+    def _move(self, pad, new, inferred=False):
         """Events that take our view of ``pad`` from what it was to ``new``."""
         old = self.pads.get(pad, "")
         if old == new:
             return []
-        out = [PadCleared(pad) if old == MANY else TagRemoved(pad, old)] if old else []
+        out = [PadCleared(pad) if old == MANY else TagRemoved(pad, old, inferred)] if old else []
         if new == MANY:
             out.append(PadConflict(pad))
         elif new:
-            out.append(TagArrived(pad, new))
+            out.append(TagArrived(pad, new, inferred))
         if new:
             self.pads[pad] = new
         else:
@@ -132,7 +132,7 @@ class Tracker:
             return []
         self.counts["recovered"] += 1
         log.warning("pad %d: a lost line is implied; recovering", pad)
-        return self._move(pad, was)
+        return self._move(pad, was, inferred=True)
 
     def _on_arrive(self, m):
         return self._implied(m.pad, "") + self._move(m.pad, m.uid)
@@ -153,7 +153,7 @@ class Tracker:
             self.snapshots += 1
             if self.losses == self._losses_at_snapshot:
                 self.want_sync = False  # nothing went missing since this snapshot began
-        return self._move(m.pad, m.uid)
+        return self._move(m.pad, m.uid, inferred=True)
 
     def _on_hb(self, m):
         if self.boot is not None and m.fields[0] != self.boot:

@@ -20,9 +20,11 @@ UIDS = {c: f"04{0xA00000 + c:06X}5E7A80" for c in PACK}
 class Session:
     """`card-assistant enroll ARGS` running in a thread against a virtual reader."""
 
-    def __init__(self, tmp_path, *args):
+    def __init__(self, tmp_path, *args, resting=None):
         self.link = tmp_path / "card-reader"
-        self.vf = VirtualFirmware(self.link).plug()
+        self.vf = VirtualFirmware(self.link)
+        self.vf.pads.update(resting or {})
+        self.vf.plug()
         self.rc = None
         self.thread = threading.Thread(target=self._main, args=([*args, "--port", str(self.link)],))
         self.thread.start()
@@ -55,6 +57,17 @@ def test_enrol_a_32_card_pack_refusing_a_repeat_and_two_tags(tmp_path, capsys):
     assert f"refused: tag {UIDS[PACK[0]]} is already enrolled as AS: put that card aside and tap 9S" in out
     assert "refused: two tags on pad 2" in out
     assert out.count("refused") == 2
+
+
+def test_card_lying_on_a_pad_at_start_is_not_enrolled(tmp_path, capsys):
+    path = tmp_path / "deck.txt"
+    path.write_text(format_deck({UIDS[c]: c for c in PACK[:31]}))
+    s = Session(tmp_path, str(path), resting={2: "04BBBBBBBBBBBB"})  # someone left a card there
+    s.vf.lift(2)
+    s.vf.tap(1, UIDS[PACK[31]])
+    assert s.finish() == 0
+    assert "04BBBBBBBBBBBB" not in load_deck(path)
+    assert "ignored: a card was already on pad 2" in capsys.readouterr().out
 
 
 def test_enrolment_resumes_where_it_stopped(tmp_path, capsys):

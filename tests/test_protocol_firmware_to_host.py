@@ -43,7 +43,7 @@ def test_boot_then_taps_conflict_and_clear_reach_the_host_as_events():
     w.table.put(3, A)  # resting on pad 3 at boot
     w.table.rounds(2)
     assert w.events() == [ReaderStatus(True, f"card reader firmware {fw_checks.app.VERSION} ready"),
-                          TagArrived(3, A)]
+                          TagArrived(3, A, inferred=True)]  # from the boot snapshot
     assert w.tracker.status[2] == ("missing", "00", "0")
     w.table.put(1, B)
     w.table.rounds(3)

@@ -92,8 +92,9 @@ def test_garbage_bytes_are_refused_counted_and_lose_nothing(bench):
     bench.vf.garbage(b"ARRIVE 1 04A1B2C3D4E5F6\n")  # no sequence, no checksum
     bench.vf.garbage(b"\xc3\xa9\x01")  # no newline: glued to the front of the next line
     bench.vf.place(1, "04A1B2C3D4E5F6")  # so this line arrives spoilt ...
-    got = bench.next_tag_events(1)  # ... and the SYNC snapshot brings it back
-    assert got == [TagArrived(1, "04A1B2C3D4E5F6")]
+    got = bench.next_tag_events(1)  # ... and the SYNC snapshot brings it back (or, if a
+    # snapshot line from the firmware took the garbage instead, the line itself arrives)
+    assert [(type(e), e.pad, e.uid) for e in got] == [(TagArrived, 1, "04A1B2C3D4E5F6")]
     bench.assert_nothing_more()
     counts = bench.refused()
     assert counts["not plain ASCII"] == 2
@@ -103,7 +104,7 @@ def test_garbage_bytes_are_refused_counted_and_lose_nothing(bench):
 def test_corrupted_line_is_refused_and_recovered_by_sync(bench):
     bench.vf.corrupt_next()
     bench.vf.place(3, "0452F1227A6B80")
-    assert bench.next_tag_events(1) == [TagArrived(3, "0452F1227A6B80")]
+    assert bench.next_tag_events(1) == [TagArrived(3, "0452F1227A6B80", inferred=True)]
     bench.vf.lift(3)
     assert bench.next_tag_events(1) == [TagRemoved(3, "0452F1227A6B80")]
     bench.assert_nothing_more()
@@ -124,7 +125,8 @@ def test_dropped_arrival_is_recovered_from_the_snapshot(bench):
     bench.vf.drop_next()
     bench.vf.place(2, "04A1B2C3D4E5F6")  # lost on the wire
     bench.vf.place(3, "04C0FFEE123456")  # its seq shows the gap
-    assert bench.next_tag_events(2) == [TagArrived(3, "04C0FFEE123456"), TagArrived(2, "04A1B2C3D4E5F6")]
+    assert bench.next_tag_events(2) == [TagArrived(3, "04C0FFEE123456"),
+                                        TagArrived(2, "04A1B2C3D4E5F6", inferred=True)]
     bench.assert_nothing_more()
     assert bench.refused() == {"dropped": 1}
 
@@ -135,7 +137,8 @@ def test_dropped_removal_is_implied_by_the_next_arrival(bench):
     bench.vf.drop_next()
     bench.vf.lift(2)  # lost
     bench.vf.place(2, "04A1B2C3D4E5F6")  # the same card put back: a re-tap, not a double
-    assert bench.next_tag_events(2) == [TagRemoved(2, "04A1B2C3D4E5F6"), TagArrived(2, "04A1B2C3D4E5F6")]
+    assert bench.next_tag_events(2) == [TagRemoved(2, "04A1B2C3D4E5F6", inferred=True),
+                                        TagArrived(2, "04A1B2C3D4E5F6")]
     bench.assert_nothing_more()
     assert bench.refused() == {"dropped": 1, "recovered": 1}
 
@@ -156,7 +159,7 @@ def test_firmware_reboot_is_reported_and_reconciled(bench):
     with bench.vf._lock:  # pad 1's card is lifted while the Pico restarts: no line for it
         bench.vf.pads.pop(1)
         bench.vf.reboot()
-    assert bench.next_tag_events(1) == [TagRemoved(1, "04A1B2C3D4E5F6")]
+    assert bench.next_tag_events(1) == [TagRemoved(1, "04A1B2C3D4E5F6", inferred=True)]
     assert ReaderStatus(True, "card reader restarted") in bench.statuses
     bench.assert_nothing_more()  # pad 2's card, still there, is not reported again
     assert bench.refused() == {"restart": 1}
@@ -172,7 +175,8 @@ def test_unplug_mid_line_then_replug_loses_nothing(bench):
         bench.statuses.append(bench.q.get(timeout=HANG_GUARD))
     bench.vf.plug()  # replug: the Pico powers up again and boots
     assert bench.vf.host_ready.wait(HANG_GUARD)
-    assert bench.next_tag_events(2) == [TagRemoved(1, "04A1B2C3D4E5F6"), TagArrived(3, "04C0FFEE123456")]
+    assert bench.next_tag_events(2) == [TagRemoved(1, "04A1B2C3D4E5F6", inferred=True),
+                                        TagArrived(3, "04C0FFEE123456", inferred=True)]
     bench.assert_nothing_more()
     assert bench.statuses[-2:] == [ReaderStatus(True, "card reader connected"),
                                    ReaderStatus(True, "card reader restarted")]
@@ -252,7 +256,9 @@ def test_1000_taps_through_a_noisy_line_none_lost_or_doubled(bench):
             expected[pad].append(TagArrived(pad, uid))
     bench.vf.heartbeat()  # a line after the last fault, so a trailing drop shows as a gap
     got = bench.next_tag_events(sum(len(v) for v in expected.values()))
-    assert {p: [e for e in got if e.pad == p] for p in expected} == expected
+    as_seen = {p: [type(e)(e.pad, e.uid) for e in got if e.pad == p] for p in expected}  # inferred or not
+    assert as_seen == expected
+    assert any(e.inferred for e in got)
     bench.assert_nothing_more()
     assert set(used) == set(faults) and len(used) > 100
     counts = bench.refused()

@@ -59,13 +59,14 @@ def test_snapshot_with_a_loss_inside_it_asks_again():
 def test_snapshot_reconciles_every_kind_of_pad():
     t = booted()
     feed(t, (3, f"ARRIVE 1 {A}"), (4, "CONFLICT 2"))
-    assert feed(t, (5, f"STATE 1 {B}"), (6, "STATE 2 -")) == [TagRemoved(1, A), TagArrived(1, B), PadCleared(2)]
-    assert feed(t, (7, "STATE 1 MANY")) == [TagRemoved(1, B), PadConflict(1)]
+    assert feed(t, (5, f"STATE 1 {B}"), (6, "STATE 2 -")) == [TagRemoved(1, A, True), TagArrived(1, B, True),
+                                                              PadCleared(2)]
+    assert feed(t, (7, "STATE 1 MANY")) == [TagRemoved(1, B, True), PadConflict(1)]
 
 
 def test_removal_of_a_tag_never_seen_implies_its_arrival():
     t = booted()
-    assert feed(t, (4, f"REMOVE 2 {B}")) == [TagArrived(2, B), TagRemoved(2, B)]
+    assert feed(t, (4, f"REMOVE 2 {B}")) == [TagArrived(2, B, inferred=True), TagRemoved(2, B)]
     assert t.counts == {"dropped": 1, "recovered": 1}
 
 
@@ -99,5 +100,5 @@ def test_same_seq_different_line_is_refused_as_out_of_order():
 def test_swap_without_its_removal_line_is_recovered():
     t = booted()
     feed(t, (3, f"ARRIVE 1 {A}"))
-    assert feed(t, (5, f"ARRIVE 1 {B}")) == [TagRemoved(1, A), TagArrived(1, B)]
+    assert feed(t, (5, f"ARRIVE 1 {B}")) == [TagRemoved(1, A, inferred=True), TagArrived(1, B)]
     assert t.counts == {"dropped": 1, "recovered": 1}
