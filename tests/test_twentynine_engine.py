@@ -189,3 +189,14 @@ def test_snapshot_is_hashable_and_undo_restores():
 def test_doctests():
     for module in (assistant.twentynine, assistant.bot_twentynine):
         assert doctest.testmod(module).failed == 0
+
+
+def test_play_round_plays_one_round():
+    """The bot's play_round: from a fresh match, the flip and exactly one round."""
+    from assistant.bot_twentynine import TwentyNineBot, play_round
+    m = Match("twenty-nine")
+    bot = TwentyNineBot(3)
+    assert play_round(m, bot) > 0
+    assert m.engine.hand_no == 1 and not m.engine.round_open
+    play_round(m, bot)
+    assert m.engine.hand_no == 2 and not m.engine.round_open

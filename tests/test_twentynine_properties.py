@@ -5,10 +5,10 @@ the rulings it guards: N8 the 29 points, N9 the round value and the match end,
 N11 reneges, and the log's undo and export (the scenario format).
 """
 import itertools
-import json
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from assistant.bot_twentynine import TwentyNineBot, play_match
@@ -33,10 +33,6 @@ bots = st.builds(
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def test_every_option_combination_is_drawn():
-    assert len(COMBOS) == 32 and len({json.dumps(c, sort_keys=True) for c in COMBOS}) == 32
-
-
 def value_of(state, opts):
     """N9 and the options, from the public state only."""
     two_point = int(opts["two_point_bid"])
@@ -49,6 +45,19 @@ def test_points_cards_round_value_and_match_end(bot, opts):
     """N8: a played-out round's card points sum to 29 and every card is played once;
     N9: each round moves the score by exactly its value (pagat: only the bidding side's);
     N9: the match ends exactly when a side reaches 6 (pagat: +6 wins, -6 loses)."""
+    check_match(bot, opts)
+
+
+@pytest.mark.parametrize("opts", COMBOS, ids=[",".join(c.values()) for c in COMBOS])
+def test_every_option_combination_plays_legal_matches(opts):
+    """N8, N9 and the options: the same checks, one seeded match of every option combination,
+    with reneges, claims, accusations, doubles and pairs all in play."""
+    seed = COMBOS.index(opts)
+    check_match(TwentyNineBot(seed, renege_rate=0.1, claim_rate=0.05, accuse_rate=0.01,
+                              double_rate=0.5, pair_rate=1.0), opts)
+
+
+def check_match(bot, opts):
     pagat = opts["scoring"] == "pagat"
     match = Match("twenty-nine", options=opts)
     begin_score, cards, rounds = [0, 0], [], 0
