@@ -280,13 +280,23 @@ def test_dry_run_uninstall_keeps_the_journal_and_the_config(tmp_path):
     assert not [l for l in removals if "/var/lib" in l or "/etc/card-assistant" in l], removals
 
 
-def test_real_run_refuses_without_root_or_does_nothing_unknown(tmp_path):
-    # An unknown option stops the script before any step.
+def test_unknown_option_stops_before_any_step(tmp_path):
     bin_dir, log = stub_path(tmp_path)
     env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
     res = run(["bash", INSTALL, "--frobnicate"], env=env, stdin=subprocess.DEVNULL)
     assert res.returncode == 2 and "unknown option" in res.stderr
     assert not log.exists()
+
+
+def test_real_run_refuses_a_non_root_user_before_any_step(tmp_path):
+    bin_dir, log = stub_path(tmp_path)
+    fake_id = bin_dir / "id"
+    fake_id.write_text('#!/bin/sh\necho 1000\n')  # not root
+    fake_id.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+    res = run(["bash", INSTALL], env=env, stdin=subprocess.DEVNULL)
+    assert res.returncode == 1 and "run as root" in res.stderr
+    assert not log.exists(), log.read_text()
 
 
 # ---- install.sh for real, into a throwaway root ------------------------------------------------

@@ -31,7 +31,9 @@ def test_committed_png_is_what_the_source_draws():
     drawn = wiring.draw()
     committed = Image.open(HW / "wiring.png")
     assert committed.size == drawn.size
-    assert wiring.same_pixels(drawn, committed), "hardware/wiring.png is stale: run python hardware/wiring.py"
+    assert wiring.same_pixels(drawn, committed), (
+        "hardware/wiring.png is not what hardware/wiring.py draws: run python hardware/wiring.py "
+        "(after an upgrade of Pillow alone, check the new picture by eye before committing it)")
 
 
 def test_same_pixels_sees_a_one_pixel_change():
