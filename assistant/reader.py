@@ -232,10 +232,13 @@ class Reader:
         delay = self.backoff[0]
         while not self._stop.is_set():
             try:
-                ser = serial.Serial(self.port, self.baudrate, timeout=0.05)
+                # exclusive: two programs reading one port would each get half the lines
+                ser = serial.Serial(self.port, self.baudrate, timeout=0.05, exclusive=True)
             except (*LINK_ERRORS, ValueError) as e:
                 self.counts["open failed"] += 1
-                self._post(ReaderStatus(False, f"card reader not found at {self.port}"))
+                busy = "exclusively lock" in str(e)
+                self._post(ReaderStatus(False, f"card reader busy: another program has {self.port} open"
+                                        if busy else f"card reader not found at {self.port}"))
                 log.info("reader: cannot open %s (%s); retry in %.1f s", self.port, e, delay)
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])

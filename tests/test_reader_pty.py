@@ -265,3 +265,18 @@ def test_1000_taps_through_a_noisy_line_none_lost_or_doubled(bench):
     assert counts["duplicate"] == used.count("double")
     assert counts["checksum mismatch"] == used.count("corrupt")
     assert counts["not plain ASCII"] == used.count("garbage")
+
+
+def test_second_program_on_the_same_port_is_told_it_is_busy(bench, tmp_path):
+    """Two readers on one port would each get half the lines: the second must not open it."""
+    q = queue.Queue()
+    second = Reader(str(bench.link), q, silence=None, backoff=(0.01, 0.05)).start()
+    try:
+        assert q.get(timeout=HANG_GUARD) == ReaderStatus(
+            False, f"card reader busy: another program has {bench.link} open")
+        bench.vf.tap(1, "04A1B2C3D4E5F6")
+        assert bench.next_tag_events(2) == [TagArrived(1, "04A1B2C3D4E5F6"), TagRemoved(1, "04A1B2C3D4E5F6")]
+    finally:
+        second.stop()
+    assert q.empty(), "the second reader posted more than one 'busy'"
+    assert second.counts["open failed"] >= 1 and "unplugged" not in second.counts
