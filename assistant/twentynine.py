@@ -25,17 +25,33 @@ round is over and the next auction is awaited, "over" = the match is won),
 after a round ends it is already the next round's dealer), ``hand_no``
 (rounds begun), ``round_open`` (a round has begun and its play has not ended),
 ``high`` / ``active`` (the auction: highest bid so far, seats still in),
-``bid``, ``bidder``, ``target`` (the bid moved by a pair), ``seventh``,
+``bid`` (set when the auction ends), ``bidder`` (the highest bidder so far, then
+the contract holder), ``target`` (the bid moved by a pair), ``seventh``,
 ``revealed``, ``trump_suit`` (suit index once revealed, else None),
 ``trump_set`` (a face-down card is set), ``caller`` (the seat that called
 in the current trick), ``trick`` (list of (seat, card)), ``trick_no`` (tricks
 completed this round), ``tricks`` (per seat), ``points`` (per side),
 ``winners`` (trick winners of the round), ``played`` (bitmask of cards played
 this round), ``known`` (bitmask per seat, see above: hidden information),
-``left`` (cards each seat has still to play), ``multiplier`` (1, 2 doubled, 4
-redoubled), ``pair_seat``, ``score`` (per side), ``winner`` (side or None),
-``result`` (how the last round was scored), ``book`` (the RenegeBook).
-The face-down card itself is ``_trump_card``: hidden, never for display.
+``left`` (cards each seat has still to play), ``plays`` (cards each seat has
+played), ``given`` (seats with a ``hand`` line this round), ``next_known`` /
+``next_given`` (hand lines given between rounds, for the next deal),
+``multiplier`` (1, 2 doubled, 4 redoubled), ``pair_seat``, ``score`` (per
+side), ``winner`` (side or None), ``pre_score`` (the score before the last
+round's result, which a later penalty replaces), ``result`` (how the last round
+was scored), ``book`` (the RenegeBook). The face-down card itself is
+``_trump_card``: hidden, never for display. ``can_finish()`` (N10) and
+``claimable_sides()`` (N11) answer the table's buttons.
+
+>>> from assistant.scenario import Action
+>>> from assistant.cards import parse_card
+>>> t = TwentyNine()
+>>> t.apply(Action("flip", cards=(parse_card("JS"),)))  # N2: P1 deals, P2 speaks first
+>>> t.apply(Action("pass")); t.apply(Action("pass")); t.apply(Action("pass"))
+>>> t.apply(Action("pass"))
+Traceback (most recent call last):
+  ...
+assistant.rules.Refused: the first three passed: P1 deals and must bid at least 16
 """
 from .cards import KING, QUEEN, SUIT_SYMBOLS, SUITS, card, card_name
 from .renege import RenegeBook
