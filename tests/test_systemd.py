@@ -11,6 +11,7 @@
 - `install.sh` for real, with DESTDIR and stand-ins for apt-get/useradd/systemctl/...: it writes
   the unit, udev rule, modules list, config and the I2C block; a second run keeps an edited
   config and adds no second I2C block; --uninstall removes the service but keeps the journal.
+- The daemon (`card-assistant run`) accepts the unit's ExecStart command line.
 """
 import os
 import re
@@ -419,3 +420,18 @@ def test_uninstall_keeps_the_journal_and_the_config(tmp_path):
     assert not box.path("/opt/card-assistant").exists()
     assert journal.read_bytes() == b"SQLite format 3\x00 a match in progress"
     assert box.path("/etc/card-assistant/config.toml").exists()
+
+
+def test_the_daemon_accepts_the_units_command_line(tmp_path):
+    # ExecStart as systemd would run it (${STATE_DIRECTORY} filled in), the script swapped for the
+    # same entry point through this Python. A config with a misspelt key makes the daemon stop
+    # right after parsing its arguments, before it touches any hardware.
+    (exec_start,) = values("ExecStart")
+    argv = exec_start.replace("${STATE_DIRECTORY}", str(tmp_path / "state")).split()
+    assert argv[0] == EXEC
+    config = tmp_path / "config.toml"
+    config.write_text("[display]\nadress = 0x3C\n")
+    argv[argv.index("--config") + 1] = str(config)
+    res = run([sys.executable, "-m", "assistant.cli", *argv[1:]], cwd=ROOT, stdin=subprocess.DEVNULL)
+    assert "usage:" not in res.stderr, res.stderr  # argparse took --config and --state-dir
+    assert res.returncode == 2 and "adress" in res.stderr, res.stderr
