@@ -92,7 +92,7 @@ def test_n7_last_card_of_an_unknown_bidder_is_the_trump_card():
     (Action("trump", cards=()), "not possible now"),
 ])
 def test_bad_input_is_refused_in_plain_words(action, words):
-    """Bad input of any shape is a Refused with a reason, never another exception."""
+    """Scenario format: bad input of any shape is a Refused with a reason, never another exception."""
     m = replay("flip JS")
     before = m.engine.snapshot()
     with pytest.raises(Refused) as e:
@@ -104,6 +104,7 @@ def test_bad_input_is_refused_in_plain_words(action, words):
 @pytest.mark.parametrize("action", [Action("play"), Action("play", cards=(99,)),
                                     Action("play", cards=(1, 2)), Action("play", cards=("JS",))])
 def test_malformed_play_is_refused(action):
+    """N5 and the scenario format: a play is one card of the pack, else a plain refusal."""
     m = replay(AUC1)
     before = m.engine.snapshot()
     with pytest.raises(Refused, match="takes one card"):
@@ -112,6 +113,7 @@ def test_malformed_play_is_refused(action):
 
 
 def test_unknown_option_is_refused():
+    """Options (rulings, scenario format): unknown keys and values are refused by name."""
     with pytest.raises(Refused, match="unknown option"):
         TwentyNine(("P1", "P2", "P3", "P4"), {"trumps": "on"})
     with pytest.raises(Refused, match="takes 20 or 21"):
@@ -119,7 +121,8 @@ def test_unknown_option_is_refused():
 
 
 def test_hand_lines():
-    """hand SEAT: eight distinct cards, once per seat, before the seat's first play, none elsewhere."""
+    """N11/T9 hand lines: eight distinct cards, once per seat, before the seat's first play, none
+    elsewhere, the bidder's face-down card included (N4)."""
     m = replay(AUC1, "hand P1 JS 9S AS 10S KH QH 8H 7H")
     assert "listed twice" in refused(m, "hand P3 JD JD AD 10D KC QC 8C 7C")
     assert "already given" in refused(m, "hand P1 JS 9S AS 10S KH QH 8H 7H")
@@ -132,7 +135,8 @@ def test_hand_lines():
 
 
 def test_hand_line_between_rounds_is_for_the_next_round():
-    """A hand line after a round ended belongs to the next round's deal."""
+    """N3/N11: a round begins at its first auction action, so a hand line after a round ended
+    belongs to the next round's deal."""
     m = replay(AUC1, "JH 7C 8S 8H 9H 8C 7H QH", "claim", "hand P3 JH 9H AH 10H KD QD 8D 7D")
     assert m.engine.known[2] == 0 and m.engine.next_known[2] != 0
     mask = m.engine.next_known[2]
@@ -169,7 +173,8 @@ def test_n11_claim_after_the_winning_round_replaces_it():
 
 
 def test_the_example_replays_and_exports():
-    """The shared example replays to the end without refusal and its export round-trips."""
+    """N1-N11 together: the shared example replays to the end without refusal and its export
+    round-trips."""
     text = EXAMPLE.read_text() if EXAMPLE.exists() else LOCAL_EXAMPLE.read_text()
     m = replay_lines(text.splitlines())
     again = replay_lines(m.export().splitlines())
@@ -178,6 +183,7 @@ def test_the_example_replays_and_exports():
 
 
 def test_snapshot_is_hashable_and_undo_restores():
+    """Undo (scenario format) after a play that follows a call (N5) restores the exact snapshot."""
     m = replay(AUC1, "JH call")
     before = m.engine.snapshot()
     hash(before)
@@ -187,12 +193,13 @@ def test_snapshot_is_hashable_and_undo_restores():
 
 
 def test_doctests():
+    """The modules' examples (N2, N3 forced dealer; the bot's whole match) run as written."""
     for module in (assistant.twentynine, assistant.bot_twentynine):
         assert doctest.testmod(module).failed == 0
 
 
 def test_play_round_plays_one_round():
-    """The bot's play_round: from a fresh match, the flip and exactly one round."""
+    """N2/N3: the bot's play_round plays the flip and exactly one round, then the next."""
     from assistant.bot_twentynine import TwentyNineBot, play_round
     m = Match("twenty-nine")
     bot = TwentyNineBot(3)
