@@ -221,6 +221,25 @@ def check_card_at_edge_of_field_gives_one_arrival():
     eq(t.lines(), ["ARRIVE 1 %s" % UID_A], "flaky")
 
 
+def check_200_taps_on_four_flaky_pads_each_reported_once():
+    """Cards at the edge of the field (missing one read in three), tapped for
+    random lengths on random pads: every tap is one ARRIVE and one REMOVE."""
+    t = Table(pads=4, present=2, gone=3)
+    t.rounds(3)
+    t.lines()
+    seed, want = 12345, []
+    for n in range(200):
+        seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF  # an LCG: the same on both Pythons
+        pad, hold = 1 + seed % 4, 3 + (seed >> 8) % 5
+        uid = "04%012X" % (0xC0DE00000000 + n)
+        t.put(pad, uid, answers=(True, True, False))
+        t.rounds(hold)
+        t.put(pad)
+        t.rounds(4)
+        want += ["ARRIVE %d %s" % (pad, uid), "REMOVE %d %s" % (pad, uid)]
+    eq(t.lines(), want, "taps")
+
+
 def check_two_tags_on_one_pad_reported_as_conflict():
     t = Table(pads=2, present=2, gone=2)
     t.rounds(2)
