@@ -26,7 +26,7 @@ VERSION = "1.0.0-virtual"
 
 
 class VirtualFirmware:
-    def __init__(self, link, pads=4, present_after=3, gone_after=4):
+    def __init__(self, link, pads=4, present_after=3, gone_after=4, host_timeout=30.0):
         self.link = Path(link)
         self.npads = pads
         self.present_after, self.gone_after = present_after, gone_after
@@ -41,6 +41,7 @@ class VirtualFirmware:
         self._master = self._slave = None
         self._thread = None
         self.host_ready = threading.Event()  # set once the host has sent SYNC since plug()
+        self.host_timeout = host_timeout
 
     # --- the cable
     def plug(self):
@@ -77,8 +78,14 @@ class VirtualFirmware:
         with self._lock:
             self._boot()
 
-    # --- the table
+    # --- the table: while plugged in, each waits for the host to have connected, since
+    # lines written to a port nobody has opened yet are thrown away when it opens
+    def _await_host(self):
+        if self._master is not None and not self.host_ready.is_set():
+            self.host_ready.wait(self.host_timeout)
+
     def place(self, pad, uid):
+        self._await_host()
         with self._lock:
             old = self.pads.get(pad)
             if old:
@@ -87,6 +94,7 @@ class VirtualFirmware:
             self.send(f"ARRIVE {pad} {uid}")
 
     def lift(self, pad):
+        self._await_host()
         with self._lock:
             old = self.pads.pop(pad, None)
             if old == MANY:
@@ -95,12 +103,14 @@ class VirtualFirmware:
                 self.send(f"REMOVE {pad} {old}")
 
     def tap(self, pad, uid):
+        self._await_host()
         with self._lock:
             self.place(pad, uid)
             self.lift(pad)
 
     def pile(self, pad):
         """Two tags on one pad."""
+        self._await_host()
         with self._lock:
             if self.pads.get(pad) not in (None, MANY):
                 self.lift(pad)

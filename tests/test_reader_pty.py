@@ -8,6 +8,7 @@ the middle of a line with replug, and the silence watchdog. Queue timeouts only 
 is asserted is which events arrive, in which order, and what was counted.
 """
 import queue
+import threading
 import random
 
 import pytest
@@ -280,3 +281,26 @@ def test_second_program_on_the_same_port_is_told_it_is_busy(bench, tmp_path):
         second.stop()
     assert q.empty(), "the second reader posted more than one 'busy'"
     assert second.counts["open failed"] >= 1 and "unplugged" not in second.counts
+
+
+def test_tap_before_the_host_has_connected_is_not_lost(tmp_path):
+    """The simulator may tap as soon as it has plugged the reader in: the tap waits for the host."""
+    link = tmp_path / "card-reader"
+    vf = VirtualFirmware(link).plug()
+    q = queue.Queue()
+    done = threading.Event()
+    tapper = threading.Thread(target=lambda: (vf.tap(3, "04A1B2C3D4E5F6"), done.set()))
+    tapper.start()
+    reader = Reader(str(link), q, silence=None).start()
+    try:
+        got = []
+        while len(got) < 2:
+            e = q.get(timeout=HANG_GUARD)
+            if not isinstance(e, ReaderStatus):
+                got.append(e)
+        assert got == [TagArrived(3, "04A1B2C3D4E5F6"), TagRemoved(3, "04A1B2C3D4E5F6")]
+        assert done.wait(HANG_GUARD)
+    finally:
+        tapper.join(HANG_GUARD)
+        reader.stop()
+        vf.unplug()
