@@ -83,7 +83,7 @@ class Game:
 @dataclass(frozen=True)
 class Paths:
     state_dir: str = "/var/lib/card-assistant"  # the journal lives here
-    deck: str = "deck.toml"                     # the enrolled pack; relative = under state_dir
+    deck: str = "deck.txt"                      # the enrolled pack; relative = under state_dir
 
     def deck_path(self):
         return Path(self.state_dir) / self.deck

@@ -173,7 +173,9 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
     if deck_problem:
         table._alert("unknown-tag", deck_problem)
-    display = display or open_display(cfg.display, frames_dir)
+    if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop
+        real = cfg.display.driver in ("ssd1306", "sh1106") and frames_dir is None
+        display = open_display(cfg.display, frames_dir, background=real)
     buttons = alerts = reader = None
     try:
         buttons = Buttons(cfg.pins, events, hold_time=cfg.buttons.hold_time,

@@ -67,8 +67,8 @@ def test_game_options_use_the_scenario_keys():
 
 
 def test_deck_path_is_under_the_state_dir_unless_absolute():
-    assert str(config.Paths().deck_path()) == "/var/lib/card-assistant/deck.toml"
-    assert str(config.Paths(deck="/etc/deck.toml").deck_path()) == "/etc/deck.toml"
+    assert str(config.Paths().deck_path()) == "/var/lib/card-assistant/deck.txt"
+    assert str(config.Paths(deck="/etc/deck.txt").deck_path()) == "/etc/deck.txt"
 
 
 def test_pin_defaults_match_hardware_pins_md():
