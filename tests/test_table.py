@@ -1,0 +1,243 @@
+"""The table: taps and button presses become scenario actions; bad input gets a clear alert and
+changes nothing. Covers the box's phases for both games (rulings T1, T3, T4, T7, T9, N3, N4, N5)."""
+import pytest
+
+from assistant.cards import card_label, parse_card
+from assistant.events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived
+from assistant.journal import Journal
+from assistant.scenario import format_action
+from assistant.table import Table
+
+DECK = {f"U{c:02d}": c for c in range(32)}
+TOWERS_PADS = ("P1", "P2", "centre")
+
+
+def uid(name):
+    return f"U{parse_card(name):02d}"
+
+
+class Hands:
+    """Drives a Table the way the adapters would."""
+
+    def __init__(self, tmp_path, game="towers", pads=TOWERS_PADS, **kw):
+        self.journal = Journal(str(tmp_path / "journal.sqlite3"))
+        self.table = Table(self.journal, DECK, pads=pads, game=game, **kw)
+        self.press("ok")  # the new-match menu offers the configured game first
+
+    def tap(self, pad, card):
+        return self.table.handle(TagArrived(pad, uid(card)))
+
+    def press(self, name, held=False):
+        return self.table.handle(ButtonPressed(name, held))
+
+    def lines(self):
+        m = self.table.match
+        return [format_action(a, m.seats) for a in m.actions]
+
+    def journaled(self):
+        return [r[0] for r in self.journal.db.execute("SELECT line FROM actions ORDER BY seq")]
+
+
+@pytest.fixture
+def towers(tmp_path):
+    return Hands(tmp_path)
+
+
+def towers_to_play(h):
+    h.tap(3, "JH"), h.tap(3, "JS")   # T1: P2 receives the black jack: P2 deals, P1 leads
+    h.tap(3, "9H")                    # the up-card
+    h.press("ok")                     # P1 accepts ("Accept" is the first choice)
+
+
+def test_flip_upcard_and_accept_become_actions_and_are_journaled(towers):
+    towers_to_play(towers)
+    assert towers.lines() == ["flip JH", "flip JS", "upcard 9H", "accept"]
+    assert towers.journaled() == towers.lines()
+    v = towers.table.view()
+    assert (v.phase, v.trump, v.dealer, v.bidder) == ("discard", 1, 1, 0)
+
+
+def test_unknown_tag_is_an_alert_never_a_guess(towers):
+    v = towers.table.handle(TagArrived(3, "04DEADBEEF0000"))
+    assert v.alert.kind == "unknown-tag" and "not in the enrolled pack" in v.alert.text
+    assert towers.lines() == []
+
+
+def test_card_not_in_this_games_pack(towers):
+    v = towers.tap(3, "8S")
+    assert v.alert.kind == "refused" and "8♠ is not in the towers pack" == v.alert.text
+    assert towers.lines() == []
+
+
+def test_tap_out_of_turn_and_card_already_played(towers):
+    towers.tap(3, "JH"), towers.tap(3, "JS"), towers.tap(3, "9H")
+    towers.press("right"), towers.press("ok"), towers.press("right"), towers.press("ok")
+    towers.tap(3, "KS")                       # P1 names spades: no pick-up, no discard
+    v = towers.tap(2, "AS")                   # P2's pad, but P1 leads
+    assert v.alert.text == "Out of turn: P1 to play" and towers.lines()[-1] == "name S"
+    towers.tap(1, "AS")
+    v = towers.tap(2, "AS")
+    assert v.alert.text == "AS was already played this hand"
+    assert towers.lines()[-1] == "play AS" and towers.journaled() == towers.lines()
+
+
+def test_two_cards_on_a_pad_are_not_read_until_cleared(towers):
+    towers_to_play(towers)
+    v = towers.table.handle(PadConflict(1))
+    assert v.alert.text == "Two cards on P1's pad: lift one"
+    towers.tap(1, "AS")
+    assert towers.lines()[-1] == "accept"
+    towers.table.handle(PadCleared(1))
+    towers.tap(1, "AS")
+    assert towers.lines()[-1] == "play AS"
+
+
+def test_reader_lost_stays_until_the_reader_is_back(towers):
+    v = towers.table.handle(ReaderStatus(False, "Card reader unplugged"))
+    assert v.alert.kind == "reader-lost"
+    assert towers.press("back").alert.kind == "reader-lost"  # not dismissed by a press
+    assert towers.table.handle(ReaderStatus(True)).alert is None
+
+
+def test_hold_back_undoes_and_the_undo_is_journaled(towers, tmp_path):
+    towers_to_play(towers)
+    towers.press("back", held=True)
+    assert towers.lines() == ["flip JH", "flip JS", "upcard 9H"]
+    assert towers.journaled()[-1] == "undo"
+    resumed = Journal(str(tmp_path / "journal.sqlite3")).resume().match
+    assert resumed.engine.snapshot() == towers.table.match.engine.snapshot()
+
+
+def test_round_two_name_by_tapping_a_suit_and_turned_down_refused(towers):
+    """T3: after two passes the up-card's suit is turned down; a tapped card names its suit."""
+    towers.tap(3, "JH"), towers.tap(3, "JS"), towers.tap(3, "9H")
+    towers.press("right"), towers.press("ok")   # P1: Pass
+    towers.press("right"), towers.press("ok")   # P2: Pass -> hearts turned down
+    v = towers.tap(3, "KH")
+    assert v.alert.kind == "refused" and "turned down" in v.alert.text
+    towers.tap(3, "KS")
+    assert towers.lines()[-1] == "name S" and towers.table.view().trump == 0
+
+
+def test_dealer_has_no_pass_in_round_two(towers):
+    """T3: the screen offers the dealer only the three suits."""
+    towers.tap(3, "JH"), towers.tap(3, "JS"), towers.tap(3, "9H")
+    towers.press("right"), towers.press("ok")
+    towers.press("right"), towers.press("ok")
+    towers.press("right"), towers.press("right"), towers.press("right"), towers.press("ok")  # P1 passes
+    assert towers.lines()[-1] == "pass"
+    from assistant.table_view import choices_for
+    assert [label for label, _ in choices_for(towers.table)] == ["Name ♠", "Name ♦", "Name ♣"]
+
+
+def test_for_two_by_ok_before_the_first_lead(towers):
+    """T4: the bidder declares for 2 with OK before the first lead."""
+    towers_to_play(towers)
+    towers.press("ok")
+    assert towers.lines()[-1] == "for2" and towers.table.view().for_two
+
+
+def test_discard_is_tapped_on_the_dealers_pad_and_never_named(towers):
+    towers_to_play(towers)
+    v = towers.tap(2, "QC")  # P2 deals and picked up: its pad before the first lead is the discard
+    assert towers.lines()[-1] == "discard QC"
+    assert "QC" not in v.prompt and "Q♣" not in v.prompt and v.alert is None
+    assert towers.table.view().phase == "for2"
+
+
+def test_deal_scan_refuses_a_renege_at_once(tmp_path):
+    """T9: where the box knows the hand it refuses the illegal card instead of proving a renege."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")        # P2 deals 7
+    for c in ("AS", "KS", "QS", "AC", "KC", "QC", "AD"):
+        v = h.tap(1, c)                   # P1 scans
+    assert v.phase == "scan" and "P1" not in v.prompt and "P2 0/7" in v.prompt
+    assert all(c not in v.prompt for c in ("AS", "A♠"))
+    for c in ("9S", "10S", "9C", "10C", "9D", "10D", "KD"):
+        h.tap(2, c)
+    assert [line.split()[:2] for line in h.lines()[2:]] == [["hand", "P1"], ["hand", "P2"]]
+    h.tap(3, "9H"), h.press("ok")         # up-card, P1 accepts
+    h.tap(1, "AS")
+    v = h.tap(2, "9D")                    # P2 holds spades
+    assert v.alert.kind == "refused" and v.alert.text == "P2 must follow spades ♠"
+    h.tap(2, "9S")
+    assert h.lines()[-1] == "play 9S" and h.table.match.engine.book.proven == []
+
+
+@pytest.fixture
+def nine(tmp_path):
+    return Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"))
+
+
+def test_twenty_nine_bids_by_buttons_and_forced_dealer(nine):
+    """N2, N3: the flip finds the dealer; the first three pass; the dealer has no Pass."""
+    for c in ("9D", "JC"):                 # P1 9D, P2 JC: P2 deals, P3 speaks first
+        nine.tap(1, c)
+    for _ in range(3):
+        nine.press("left"), nine.press("ok")   # "Pass" is left of the lowest bid
+    from assistant.table_view import choices_for
+    assert "Pass" not in [label for label, _ in choices_for(nine.table)]
+    nine.press("right"), nine.press("ok")      # the dealer bids 17
+    assert nine.lines()[-4:] == ["pass", "pass", "pass", "bid 17"]
+
+
+def test_twenty_nine_trump_card_is_hidden(nine):
+    """N4: the trump card is tapped face down and shown as hidden, never by name."""
+    nine.tap(1, "9D"), nine.tap(1, "JC")
+    for _ in range(3):
+        nine.press("left"), nine.press("ok")
+    nine.press("ok")                           # P2 (dealer) bids 16
+    v = nine.tap(1, "QS")                      # not the bidder's pad
+    assert v.alert.text == "Only P2 sets the trump card"
+    v = nine.tap(2, "QS")
+    assert nine.lines()[-1] == "trump QS"
+    assert v.trump == "hidden" and "QS" not in v.prompt and card_label(parse_card("QS")) not in v.prompt
+    assert nine.table.match.state()["trump"] == "hidden"
+
+
+def test_twenty_nine_call_for_trump_with_ok(nine):
+    """N5: a player unable to follow calls for trump with OK; the suit is then shown."""
+    nine.tap(1, "9D"), nine.tap(1, "JC")
+    for _ in range(3):
+        nine.press("left"), nine.press("ok")
+    nine.press("ok")
+    nine.tap(2, "QS")
+    nine.tap(3, "AH")                          # P3 leads
+    nine.press("ok")                           # P4 calls
+    v = nine.table.view()
+    assert nine.lines()[-1] == "call" and v.trump == 0
+
+
+def test_twenty_nine_deal_scan_includes_the_trump_card(tmp_path):
+    """N4 and the hand line: the bidder scans seven, the face-down card completes the eight."""
+    h = Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"), deal_scan=True)
+    h.tap(1, "9D"), h.tap(1, "JC")
+    for _ in range(3):
+        h.press("left"), h.press("ok")
+    h.press("ok")
+    h.tap(2, "QS")
+    deal = {1: "AS KS 10S 9S 8S 7S AH KH", 2: "JS AD KD QD JD 10D 9D", 3: "AC KC QC JC 10C 9C 8C 7C",
+            4: "QH JH 10H 9H 8H 7H 8D 7D"}
+    for pad, cards in deal.items():
+        for c in cards.split():
+            v = h.tap(pad, c)
+            assert not any(x in v.prompt for x in cards.split())
+    hands = [line for line in h.lines() if line.startswith("hand")]
+    assert len(hands) == 4 and "QS" in hands[1].split()
+    assert h.table.view().phase == "play"
+
+
+def test_a_refused_face_down_card_is_not_named(tmp_path):
+    """Hidden information: a refused discard (or trump card) is refused without naming it."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")
+    for c in ("AS", "KS", "QS", "AC", "KC", "QC", "AD"):
+        h.tap(1, c)
+    for c in ("9S", "10S", "9C", "10C", "9D", "10D", "KD"):
+        h.tap(2, c)
+    h.tap(3, "9H"), h.press("ok")            # P1 accepts: P2 (dealer) picks up 9H
+    v = h.tap(2, "AH")                        # P2 does not hold AH
+    assert v.alert.kind == "refused" and v.alert.text == "That card cannot be the discard"
+    assert h.lines()[-1] == "accept"
+    h.tap(2, "KD")
+    assert h.lines()[-1] == "discard KD"
