@@ -23,9 +23,10 @@ class Notifier:
         if not self.addr:
             return False
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            s.setblocking(False)  # a listener that stopped reading must not stall the box's loop
             try:
                 s.sendto(text.encode(), self.addr)
-            except OSError:
+            except OSError:  # no listener, or its queue is full (BlockingIOError): the ping is lost
                 return False
         return True
 
