@@ -94,6 +94,11 @@ def perform(sim, action):
         menu_pick(sim, "Claim")
     elif kind == "finish":
         menu_pick(sim, "Finish round")
+    elif kind in ("double", "redouble"):
+        menu_pick(sim, kind.capitalize())
+    elif kind == "pair":
+        seat = e.to_act if action.seat is None else action.seat
+        menu_pick(sim, f"Pair {t.match.seats[seat]}")
     elif kind in MENU_KINDS:
         raise SimError(f"the simulation's bots do not {kind}")
     else:
@@ -167,7 +172,8 @@ def _check(sim, before, action):
         alert = sim.table.alert.text if sim.table.alert else "no alert"
         raise SimError(f"the box did not take {_words(action, m)} ({alert})")
     got = m.actions[-1]
-    if got != action and not (got.kind == getattr(action, "kind", action) and got.kind in MENU_KINDS):
+    loose = ("claim", "double", "redouble", "pair")  # the menu names the seat the engine defaults to
+    if got != action and not (got.kind == getattr(action, "kind", action) and got.kind in loose):
         raise SimError(f"the box took {_words(got, m)} for {_words(action, m)}")
 
 

@@ -300,8 +300,10 @@ class Table:
                 if m.options.get("double") == "on" and e.phase == "play" and not e.trick and not e.trick_no:
                     items.append(("Double", lambda: self.apply(Action("double"))))
                     items.append(("Redouble", lambda: self.apply(Action("redouble"))))
-                if m.options.get("pair") == "on" and e.revealed:
-                    items.append(("Pair", lambda: self.apply(Action("pair"))))
+                if m.options.get("pair") == "on" and e.revealed and e.pair_seat is None:
+                    for seat in range(4):
+                        items.append((f"Pair {m.seats[seat]}",
+                                      lambda s=seat: self.apply(Action("pair", seat=s))))
             items.append((f"Deal scan: {'on' if self.deal_scan else 'off'}", self._toggle_scan))
         items.append(("New match", self._game_menu))
         self.menu = ("Menu", items, 0)

@@ -52,8 +52,7 @@ def _choice_prompt(table, who):
     if not options:
         return None
     label = options[table.cursor % len(options)][0]
-    arrows = "< " + label + " >" if len(options) > 1 else label
-    return f"{who}: {arrows} OK"
+    return f"{who} < {label} >" if len(options) > 1 else f"{who}: OK = {label}"
 
 
 def result_words(match, before):
