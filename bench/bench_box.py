@@ -1,0 +1,270 @@
+"""The box benchmark: tap-to-frame latency, idle CPU, memory and start-up of the daemon.
+
+    python3 dev.py bench box
+    BENCH_IDLE_SECONDS=5 python3 dev.py bench box     # a quick run (default 30 s idle)
+
+1. Latency: the simulated box (the same Box, gpiozero MockFactory, luma dummy, a real pty fed
+   by the virtual firmware) plays whole matches with the bots. For every tap that changes the
+   screen: the time from the ARRIVE line being written on the pty master to Display handing the
+   new frame to the luma device (both points are instrumented by wrapping the virtual firmware's
+   write and the dummy device's ``display``; production code is not touched). p50/p99 against
+   the goal (p99 < 5 ms) and against the ~23 ms one full frame takes on a 400 kHz I2C bus.
+   The path includes the SQLite journal write (synchronous=FULL) before the screen changes.
+2. Idle CPU: ``card-assistant run`` as a subprocess (GPIOZERO_PIN_FACTORY=mock, dummy display,
+   the reader on a virtual-firmware pty that heartbeats once a second like the real firmware,
+   the unit's watchdog interval), READY=1 awaited on a real AF_UNIX datagram socket, then
+   utime+stime from /proc/PID/stat over BENCH_IDLE_SECONDS of idle (goal < 1 %).
+3. Memory: VmRSS and VmHWM from /proc/PID/status after the idle period (goal < 60 MB).
+4. Start-up: exec to READY=1 (sent after the first frame is shown), median of 5 runs; and the
+   heaviest imports of one run under ``python -X importtime``.
+"""
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from assistant.cards import TWENTY_NINE_PACK
+from assistant.deck import save_deck
+from assistant.sim import SimBox, sim_uid
+from assistant.sim_bots import run_bots
+from assistant.virtual_firmware import VirtualFirmware
+
+ROOT = Path(__file__).resolve().parent.parent
+IDLE_SECONDS = float(os.environ.get("BENCH_IDLE_SECONDS", "30"))
+I2C_FRAME_MS = (1024 + 10) * 9 / 400_000 * 1e3  # 1,034 bytes, 9 clocks each, at 400 kHz
+WATCHDOG_USEC = 30_000_000  # systemd/card-assistant.service: WatchdogSec=30s
+STARTS = 5
+GOAL_LATENCY_MS, GOAL_CPU_PCT, GOAL_RSS_MB = 5.0, 1.0, 60.0
+
+
+def pct(samples, q):
+    s = sorted(samples)
+    return s[min(len(s) - 1, int(len(s) * q))]
+
+
+# -- 1. latency ---------------------------------------------------------------------------
+
+def latency(tmp):
+    """Per tap that changed the screen: (ARRIVE written -> frame to the device, journal write)."""
+    samples, journal, still = [], [], 0
+    for game, matches, seed in (("towers", 3, 5), ("twenty-nine", 2, 7)):
+        sim = SimBox(Path(tmp) / game, game, ("P1", "P2", "centre") if game == "towers"
+                     else ("P1", "P2", "P3", "P4")).start()
+        frames, arrivals, appends = [], [], []
+        device, vf, jn = sim.box.display.device, sim.firmware, sim.box.table.journal
+        shown, write, append, tap = device.display, vf._write, jn.append, sim.tap
+
+        def timed_display(image, shown=shown, frames=frames):
+            frames.append(time.perf_counter())
+            shown(image)
+
+        def timed_write(data, write=write, arrivals=arrivals):
+            if b" ARRIVE " in data:
+                arrivals.append(time.perf_counter())
+            write(data)
+
+        def timed_append(*args, append=append, appends=appends, **kw):
+            t = time.perf_counter()
+            try:
+                return append(*args, **kw)
+            finally:
+                appends.append(time.perf_counter() - t)
+
+        def timed_tap(pad, card, tap=tap, frames=frames, arrivals=arrivals, appends=appends):
+            nonlocal still
+            n, j = len(frames), len(appends)
+            tap(pad, card)  # returns once the box has handled the tap's ARRIVE and REMOVE
+            if len(frames) > n:
+                samples.append(frames[n] - arrivals[-1])
+                journal.append(sum(appends[j:]))
+            else:
+                still += 1  # the tap left the screen as it was (the display skipped the frame)
+
+        device.display, vf._write, jn.append, sim.tap = timed_display, timed_write, timed_append, timed_tap
+        try:
+            run_bots(sim, game, matches, seed, 0.1, out=lambda s: None)
+        finally:
+            sim.stop()
+    return samples, journal, still
+
+
+def filesystem(path):
+    """The file system type of ``path`` (from /proc/mounts: the longest mount point above it)."""
+    best, kind = "", "?"
+    for line in Path("/proc/mounts").read_text().splitlines():
+        _, mnt, fstype, *_ = line.split()
+        if os.path.realpath(path).startswith(mnt.rstrip("/") + "/") and len(mnt) > len(best):
+            best, kind = mnt, fstype
+    return kind
+
+
+def report_latency(tmp, where):
+    samples, journal, still = latency(tmp)
+    p50, p99 = pct(samples, 0.5) * 1e3, pct(samples, 0.99) * 1e3
+    print(f"tap -> new frame on the display, journal on {where} ({filesystem(tmp)}): {len(samples)} taps "
+          f"that changed the screen ({still} that did not were left out), bots playing towers and Twenty-Nine:")
+    print(f"  p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max(samples) * 1e3:.2f} ms, "
+          f"mean {statistics.mean(samples) * 1e3:.2f} ms; of which the journal write (fsync): "
+          f"p50 {pct(journal, 0.5) * 1e3:.2f} ms, p99 {pct(journal, 0.99) * 1e3:.2f} ms")
+    print(f"  p99 / goal {GOAL_LATENCY_MS:g} ms = {p99 / GOAL_LATENCY_MS:.2f} ({verdict(p99 < GOAL_LATENCY_MS)}); "
+          f"p99 / one I2C frame ({I2C_FRAME_MS:.1f} ms at 400 kHz) = {p99 / I2C_FRAME_MS:.2f}")
+
+
+# -- the daemon as a subprocess ------------------------------------------------------------
+
+class Daemon:
+    """``card-assistant run`` on mock pins, the dummy display and a virtual-firmware pty."""
+
+    def __init__(self, tmp, heartbeat=True, python_flags=()):
+        self.dir = Path(tempfile.mkdtemp(dir=tmp))
+        link = self.dir / "card-reader"
+        self.vf = VirtualFirmware(link, pads=3).plug()
+        save_deck({sim_uid(c): c for c in sorted(TWENTY_NINE_PACK)}, self.dir / "deck.txt")
+        (self.dir / "config.toml").write_text(
+            f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{link}"\n'
+            f'[paths]\nstate_dir = "{self.dir}"\n')
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(self.dir / "notify"))
+        self.sock.settimeout(60)
+        env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", NOTIFY_SOCKET=str(self.dir / "notify"),
+                   WATCHDOG_USEC=str(WATCHDOG_USEC), PYTHONPATH=str(ROOT))
+        self.log = open(self.dir / "stderr.log", "w+")
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, *python_flags, "-m", "assistant.cli", "run",
+             "--config", str(self.dir / "config.toml"), "--state-dir", str(self.dir)],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log, cwd=ROOT)
+        self._stop = threading.Event()
+        self._beat = threading.Thread(target=self._heartbeat, daemon=True) if heartbeat else None
+
+    def wait_ready(self):
+        while True:
+            msg = self.sock.recv(4096).decode()
+            if "READY=1" in msg.split("\n"):
+                ready = time.perf_counter() - self.started
+                break
+        if self._beat:
+            self._beat.start()
+        threading.Thread(target=self._drain, daemon=True).start()
+        return ready
+
+    def _drain(self):  # the watchdog pings, as systemd would read them
+        while not self._stop.is_set():
+            try:
+                self.sock.recv(4096)
+            except OSError:
+                return
+
+    def _heartbeat(self):  # the real firmware sends HB once a second
+        uptime = 0
+        while not self._stop.wait(1.0):
+            uptime += 1
+            self.vf.heartbeat(uptime)
+
+    def cpu_seconds(self):
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+    def status_kb(self, key):
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+        raise KeyError(key)
+
+    def stop(self):
+        self._stop.set()
+        self.proc.terminate()
+        code = self.proc.wait(30)
+        self.vf.unplug()
+        self.sock.close()
+        self.log.seek(0)
+        text = self.log.read()
+        self.log.close()
+        return code, text
+
+
+def idle_and_memory(tmp):
+    d = Daemon(tmp)
+    try:
+        d.wait_ready()
+        time.sleep(1.0)  # let start-up finish (the reader's first SYNC and snapshot)
+        c0, t0 = d.cpu_seconds(), time.monotonic()
+        time.sleep(IDLE_SECONDS)
+        c1, t1 = d.cpu_seconds(), time.monotonic()
+        rss, hwm = d.status_kb("VmRSS"), d.status_kb("VmHWM")
+        threads = d.status_kb("Threads")
+    finally:
+        code, log = d.stop()
+    if code != 0:
+        print(f"  (the daemon exited {code} on SIGTERM; its log:\n{log})")
+    return (c1 - c0) / (t1 - t0) * 100, c1 - c0, t1 - t0, rss / 1024, hwm / 1024, threads
+
+
+def startup(tmp):
+    times = []
+    for _ in range(STARTS):
+        d = Daemon(tmp, heartbeat=False)
+        try:
+            times.append(d.wait_ready())
+        finally:
+            d.stop()
+    return times
+
+
+def import_times(tmp, top=8):
+    """The heaviest top-level imports of one daemon start, from ``-X importtime``."""
+    d = Daemon(tmp, heartbeat=False, python_flags=("-X", "importtime"))
+    try:
+        d.wait_ready()
+    finally:
+        _, log = d.stop()
+    rows = []
+    for line in log.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = line[len("import time:"):].split("|")
+        if name.startswith("  "):
+            continue  # only top-level imports (importtime indents the imports they make)
+        rows.append((int(cumulative), name.strip()))
+    rows.sort(reverse=True)
+    return rows[:top], sum(c for c, _ in rows)
+
+
+def verdict(ok):
+    return "meets the goal" if ok else "MISSES the goal"
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        report_latency(tmp, "the disk")
+        if os.path.isdir("/dev/shm"):  # the same without the storage's fsync: the box's own share
+            with tempfile.TemporaryDirectory(dir="/dev/shm") as shm:
+                report_latency(shm, "RAM")
+
+        cpu, used, wall, rss, hwm, threads = idle_and_memory(tmp)
+        print(f"idle daemon (card-assistant run, watchdog {WATCHDOG_USEC // 1_000_000} s, firmware "
+              f"heartbeat 1/s): {used:.2f} s CPU in {wall:.1f} s = {cpu:.3f} % "
+              f"(goal < {GOAL_CPU_PCT:g} %: ratio {cpu / GOAL_CPU_PCT:.3f}, {verdict(cpu < GOAL_CPU_PCT)}); "
+              f"{threads} threads")
+        print(f"memory: VmRSS {rss:.1f} MB, VmHWM {hwm:.1f} MB (goal < {GOAL_RSS_MB:g} MB: "
+              f"ratio {hwm / GOAL_RSS_MB:.2f}, {verdict(hwm < GOAL_RSS_MB)})")
+
+        times = startup(tmp)
+        med = statistics.median(times)
+        print(f"start-up, exec -> READY=1 (first frame shown): median {med * 1e3:.0f} ms of {STARTS} "
+              f"(min {min(times) * 1e3:.0f}, max {max(times) * 1e3:.0f}); "
+              f"x10 for a Pi Zero 2 W is ~{med * 10:.1f} s")
+        rows, total = import_times(tmp)
+        print(f"heaviest top-level imports of one start (python -X importtime, {total / 1e3:.0f} ms in all, "
+              f"cumulative, with the importtime overhead):")
+        for us, name in rows:
+            print(f"  {us / 1e3:7.1f} ms  {name}")
+
+
+if __name__ == "__main__":
+    main()
