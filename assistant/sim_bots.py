@@ -63,6 +63,8 @@ def start_match(sim, game):
     if t.menu is None:
         menu_pick(sim, "New match")
     menu_pick_open(sim, "Towers" if game == "towers" else "Twenty-Nine")
+    if game == "twenty-nine":  # the house rules from the config are offered: start with them
+        menu_pick_open(sim, "Start Twenty-Nine")
 
 
 def menu_pick_open(sim, want):

@@ -19,7 +19,7 @@ from .events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArr
 from .journal import JournalError
 from .match import Match
 from .rules import Refused
-from .scenario import Action
+from .scenario import OPTIONS, Action
 from .table_view import build_view, choices_for, hand_open, result_words
 from .view import Alert
 
@@ -314,12 +314,24 @@ class Table:
 
     def _game_menu(self):
         items = [("Towers", lambda: self.new_match("towers")),
-                 ("Twenty-Nine", lambda: self.new_match("twenty-nine"))]
+                 ("Twenty-Nine", lambda: self._options_menu(dict(self.default_options)))]
         sel = 1 if self.default_game == "twenty-nine" else 0
         self.menu = ("New match", items, sel)
 
-    def new_match(self, game):
-        options = self.default_options if game == "twenty-nine" else {}
+    def _options_menu(self, options, sel=0):
+        """Twenty-Nine house rules for the new match: OK on a rule switches it, then Start."""
+        items = [("Start Twenty-Nine", lambda: self.new_match("twenty-nine", options))]
+        for i, (key, values) in enumerate(OPTIONS.items(), 1):
+            value = str(options.get(key, values[0]))
+            nxt = values[(values.index(value) + 1) % len(values)] if value in values else values[0]
+            items.append((f"{key}: {value}",
+                          lambda k=key, v=nxt, i=i: self._options_menu({**options, k: v}, i)))
+        self.menu = ("House rules", items, sel)
+
+    def new_match(self, game, options=None):
+        # only the rules switched away from their defaults are recorded (scenario `option` lines)
+        options = {k: str(v) for k, v in (options or {}).items()
+                   if game == "twenty-nine" and str(v) != OPTIONS[k][0]}
         match = Match(game, options=options)
         try:
             self.journal.new_match(game, match.seats, match.options)

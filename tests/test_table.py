@@ -23,6 +23,8 @@ class Hands:
         self.journal = Journal(str(tmp_path / "journal.sqlite3"))
         self.table = Table(self.journal, DECK, pads=pads, game=game, **kw)
         self.press("ok")  # the new-match menu offers the configured game first
+        if game == "twenty-nine":
+            self.press("ok")  # "Start Twenty-Nine" with the configured house rules
 
     def tap(self, pad, card):
         return self.table.handle(TagArrived(pad, uid(card)))
@@ -241,3 +243,24 @@ def test_a_refused_face_down_card_is_not_named(tmp_path):
     assert h.lines()[-1] == "accept"
     h.tap(2, "KD")
     assert h.lines()[-1] == "discard KD"
+
+
+def test_new_match_chooses_game_and_house_rules(tmp_path):
+    """Options (rulings): the house rules are switched on the box before the match starts."""
+    h = Hands(tmp_path)
+    h.press("ok", held=True)
+    title, items, _ = h.table.menu
+    labels = [label for label, _ in items]
+    for _ in range(labels.index("New match")):
+        h.press("right")
+    h.press("ok")
+    h.press("right"), h.press("ok")            # Twenty-Nine
+    assert h.table.menu[1][2][0] == "pair: off"
+    h.press("right"), h.press("right"), h.press("ok")   # switch pair on
+    assert h.table.menu[1][2][0] == "pair: on"
+    for _ in range(2):
+        h.press("left")
+    h.press("ok")                              # Start
+    m = h.table.match
+    assert m.game == "twenty-nine" and m.options == {"pair": "on"}
+    assert Journal(str(tmp_path / "journal.sqlite3")).resume().match.options["pair"] == "on"
