@@ -66,7 +66,8 @@ def main(argv):
     rest = argv[2:]
     if cmd == "run":
         ensure_venv(None)
-        args = rest or ["sim", "--bots", "--game", "towers", "--matches", "3", "--seed", "1"]
+        args = rest or ["sim", "--bots", "--game", "towers", "--matches", "3", "--seed", "1",
+                        "--renege-rate", "0.05"]
         os.execv(BIN / "card-assistant", [str(BIN / "card-assistant"), *args])
     elif cmd == "test":
         ensure_venv("test")

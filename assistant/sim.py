@@ -62,9 +62,14 @@ class SimBox:
         self.error = None
 
     def start(self):
+        from .events import Tick
         self._thread.start()
         if not self._ready.wait(30):
             raise RuntimeError(f"the simulated box did not start: {self.error}")
+        if self.error is not None:
+            raise RuntimeError(f"the simulated box did not start: {self.error!r}")
+        self.box.events.put(Tick())  # handled after run()'s first show(): the first frame exists
+        self.settle()
         return self
 
     def _run(self):
@@ -168,11 +173,28 @@ def main(argv):
     sim = SimBox(state_dir, args.game, pads, args.frames, options, args.deal_scan).start()
     try:
         if args.bots:
+            from .display import to_terminal
             from .sim_bots import run_bots
-            return run_bots(sim, args.game, args.matches, args.seed, args.renege_rate)
+            status = run_bots(sim, args.game, args.matches, args.seed, args.renege_rate)
+            print("the last frame on the OLED:")
+            print(to_terminal(sim.box.frame, compact=True))
+            return status
         return interactive(sim)
     finally:
         sim.stop()
+
+
+def screen_words(view):
+    """The frame's gist in plain words, from the View (public information only): the menu
+    with its selected item in brackets, else the prompt; then the alert, if any."""
+    if view.menu is not None:
+        items = [f"[{x}]" if i == view.menu.selected else x for i, x in enumerate(view.menu.items)]
+        words = f"{view.menu.title}: {' '.join(items)}"
+    else:
+        words = f"{view.phase}: {view.prompt}"
+    if view.alert is not None:
+        words += f" | {view.alert.kind}: {view.alert.text}"
+    return words
 
 
 def interactive(sim):
@@ -181,6 +203,7 @@ def interactive(sim):
           "b Back, m menu (hold OK), u undo (hold Back), q quit.")
     while True:
         print(to_terminal(sim.box.frame))
+        print("  screen: " + screen_words(sim.box.view))
         try:
             line = input("> ").strip()
         except EOFError:
