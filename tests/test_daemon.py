@@ -1,0 +1,271 @@
+"""The real daemon, `card-assistant run`, as a subprocess: gpiozero's MockFactory by environment
+(GPIOZERO_PIN_FACTORY=mock), luma's dummy display, the card reader on a real pty fed by the
+virtual firmware, a real SQLite journal in a temporary state directory, a real AF_UNIX datagram
+socket as systemd's NOTIFY_SOCKET, and real signals.
+
+Covers issue 5's daemon: READY=1 only after the first frame, watchdog pings, clean SIGTERM with
+everything released and the journal intact, taps journaled, a bad serial line and an unplug do
+not kill it, and the face-down trump (ruling N4) in no log line. Nothing here asserts on timing:
+every wait has a generous timeout that only guards against a hang.
+"""
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from assistant.cards import TWENTY_NINE_PACK, card_label, card_name, parse_card
+from assistant.deck import save_deck
+from assistant.journal import Journal
+from assistant.scenario import parse_action
+from assistant.screen import render
+from assistant.sim import sim_uid
+from assistant.table import Table
+from assistant.virtual_firmware import VirtualFirmware
+
+ROOT = Path(__file__).resolve().parent.parent
+HANG = 30.0  # seconds: only ever a guard against a hang, never a measurement
+
+# Loaded by the daemon's interpreter (PYTHONPATH): after luma's dummy device has taken a frame,
+# save it as frames/frame-NNNNNN.png, so the test sees what the box showed. With a hold file named,
+# the first frame's display() returns only once the test has created that file, so the test can
+# look at the notify socket while the first frame is on the screen and READY=1 cannot have been
+# sent after it yet. It wraps the library's device; the daemon's code is untouched.
+SITECUSTOMIZE = '''
+import os, time
+_frames = os.environ.get("CARD_ASSISTANT_TEST_FRAMES")
+_hold = os.environ.get("CARD_ASSISTANT_TEST_HOLD_FIRST_FRAME")
+if _frames:
+    from luma.core.device import dummy
+    _display, _count = dummy.display, [0]
+    def display(self, image):
+        _display(self, image)
+        _count[0] += 1
+        name = os.path.join(_frames, "frame-%06d.png" % _count[0])
+        image.save(name + ".part", format="PNG")
+        os.replace(name + ".part", name)
+        end = time.monotonic() + 30  # a hang guard
+        while _hold and _count[0] == 1 and not os.path.exists(_hold) and time.monotonic() < end:
+            time.sleep(0.01)
+    dummy.display = display
+'''
+
+TOWERS_AT_FLIP = ("towers", ("P1", "P2"), [])
+# Twenty-Nine after the auction: P2 bid 18 and must now set the trump card face down (N4).
+TWENTY_NINE_AT_TRUMP = ("twenty-nine", ("P1", "P2", "P3", "P4"),
+                        ["flip JS", "bid 16", "bid 17", "pass", "pass", "bid 18", "pass"])
+
+
+def wait_for(predicate, what, timeout=HANG):
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.02)
+
+
+class Daemon:
+    def __init__(self, tmp_path, match, watchdog_usec=None, hold_first_frame=False):
+        self.dir = tmp_path
+        self.game, self.seats, lines = match
+        self.pads = ("P1", "P2", "centre") if self.game == "towers" else ("P1", "P2", "P3", "P4")
+        self.journal_path = tmp_path / "journal.sqlite3"
+        journal = Journal(str(self.journal_path))  # the match the daemon resumes
+        journal.new_match(self.game, self.seats, {})
+        for seq, line in enumerate(lines, 1):
+            journal.append(parse_action(line.split(), self.game, self.seats, seq), self.seats)
+        journal.close()
+        self.deck = {sim_uid(c): c for c in sorted(TWENTY_NINE_PACK)}
+        save_deck(self.deck, tmp_path / "deck.txt")
+        link = tmp_path / "card-reader"
+        pads = ", ".join(f'"{p}"' for p in self.pads)
+        (tmp_path / "config.toml").write_text(
+            f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{link}"\n'
+            f'[table]\npads = [{pads}]\n[paths]\nstate_dir = "/nonexistent"\n')
+        (tmp_path / "site").mkdir()
+        (tmp_path / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
+        self.frames = tmp_path / "frames"
+        self.frames.mkdir()
+        self.firmware = VirtualFirmware(link, pads=len(self.pads)).plug()
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(str(tmp_path / "notify"))
+        self.notify.settimeout(HANG)
+        env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", NOTIFY_SOCKET=str(tmp_path / "notify"),
+                   PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]),
+                   CARD_ASSISTANT_TEST_FRAMES=str(self.frames))
+        env.pop("WATCHDOG_USEC", None)
+        env.pop("WATCHDOG_PID", None)
+        if watchdog_usec:
+            env["WATCHDOG_USEC"] = str(watchdog_usec)
+        self.release = tmp_path / "release-first-frame"
+        if hold_first_frame:
+            env["CARD_ASSISTANT_TEST_HOLD_FIRST_FRAME"] = str(self.release)
+        self.log_path = tmp_path / "stderr.log"
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(  # the unit's command line (systemd/card-assistant.service)
+                [sys.executable, "-m", "assistant.cli", "run", "--config", str(tmp_path / "config.toml"),
+                 "--state-dir", str(tmp_path)],
+                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT)
+        self._beating = threading.Event()
+        threading.Thread(target=self._heartbeat, daemon=True).start()
+
+    def _heartbeat(self):  # the real firmware's HB once a second, so the reader never goes quiet
+        while not self._beating.wait(1.0):
+            self.firmware.heartbeat()
+
+    def messages(self):
+        """The next datagram on the notify socket, as its lines."""
+        return self.notify.recv(4096).decode().split("\n")
+
+    def wait_message(self, line):
+        while line not in (got := self.messages()):
+            pass
+        return got
+
+    def log(self):
+        return self.log_path.read_text(encoding="utf-8")
+
+    def journaled(self):
+        """The journal's action lines of the latest match, read with a separate connection."""
+        db = sqlite3.connect(self.journal_path)
+        try:
+            return [r[0] for r in db.execute(
+                "SELECT line FROM actions WHERE match=(SELECT max(id) FROM matches) ORDER BY seq")]
+        finally:
+            db.close()
+
+    def tap(self, pad, card):
+        """Tap ``card`` (like "9H") on wire pad ``pad`` (1-based) and wait until it is journaled."""
+        before = len(self.journaled())
+        self.firmware.tap(pad, sim_uid(parse_card(card)))
+        wait_for(lambda: len(self.journaled()) > before, f"{card} to be journaled")
+        return self.journaled()[before:]
+
+    def frames_shown(self):
+        return sorted(self.frames.glob("frame-*.png"))
+
+    def terminate(self):
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(HANG)
+
+    def close(self):
+        self._beating.set()
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(HANG)
+        self.firmware.unplug()
+        self.notify.close()
+
+
+@pytest.fixture
+def start(tmp_path):
+    made = []
+
+    def make(match=TOWERS_AT_FLIP, ready=True, **kw):
+        d = Daemon(tmp_path, match, **kw)
+        made.append(d)
+        if ready:
+            d.wait_message("READY=1")
+        return d
+    yield make
+    for d in made:
+        d.close()
+
+
+def test_ready_is_sent_only_after_the_first_frame_is_shown(start):
+    d = start(ready=False, hold_first_frame=True)
+    wait_for(lambda: d.frames_shown(), "the first frame")
+    first = Image.open(d.frames_shown()[0])
+    assert first.size == (128, 64) and first.getbbox() is not None  # something is drawn
+    d.notify.setblocking(False)  # the first frame is still being shown: nothing may be sent yet
+    with pytest.raises(BlockingIOError):
+        d.notify.recv(4096)
+    d.notify.settimeout(HANG)
+    d.release.touch()
+    assert d.messages()[0] == "READY=1"
+    assert d.proc.poll() is None
+
+
+def test_watchdog_pings_arrive_when_systemd_asks_for_them(start):
+    d = start(watchdog_usec=200_000)
+    for _ in range(3):
+        d.wait_message("WATCHDOG=1")
+    assert d.proc.poll() is None
+
+
+def test_sigterm_exits_zero_releasing_everything_with_the_journal_intact(start, tmp_path):
+    d = start()
+    assert d.tap(3, "9H") == ["flip 9H"]
+    assert d.terminate() == 0
+    assert "stopped cleanly" in d.log()
+    d.wait_message("STOPPING=1")
+    # the journal was closed: SQLite checkpoints and removes the write-ahead log on the last close
+    assert not Path(str(d.journal_path) + "-wal").exists()
+    db = sqlite3.connect(d.journal_path)
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    db.close()
+    assert d.journaled() == ["flip 9H"]
+    resumed = Journal(str(d.journal_path)).resume()
+    assert [a.kind for a in resumed.match.actions] == ["flip"] and not resumed.problems
+    # the reader port was let go: it opens exclusively again (the daemon holds it with TIOCEXCL)
+    import serial
+    serial.Serial(str(tmp_path / "card-reader"), exclusive=True).close()
+
+
+def test_a_card_tapped_on_the_pty_is_journaled(start):
+    d = start()
+    assert d.tap(3, "9H") == ["flip 9H"]
+    assert d.tap(3, "QD") == ["flip QD"]
+    assert "action: flip QD" in d.log()
+
+
+def test_garbage_on_the_serial_line_does_not_kill_the_daemon(start):
+    d = start()
+    d.firmware.host_ready.wait(HANG)
+    d.firmware.garbage(b"\x00\xff\xfenot a protocol line\n" + b"Z" * 400 + b"\n" + b"7 ARRIVE 9 zz*0000\n")
+    assert d.tap(3, "10C") == ["flip 10C"]  # the next good line still becomes an action
+    assert d.proc.poll() is None
+    assert "reader line refused" in d.log()
+
+
+def test_unplug_and_replug_of_the_reader_does_not_kill_the_daemon(start):
+    d = start()
+    assert d.tap(3, "9H") == ["flip 9H"]
+    d.firmware.unplug()
+    wait_for(lambda: "reader link lost" in d.log(), "the daemon to notice the unplug")
+    assert d.proc.poll() is None
+    d.firmware.plug()
+    assert d.tap(3, "KS") == ["flip KS"]  # journaled after the replug
+    assert d.proc.poll() is None
+    assert d.terminate() == 0
+
+
+def test_face_down_trump_never_appears_in_a_log_line(start):
+    """N4: the bidder's trump card, tapped face down, is journaled (the box must know it) but no
+    log line names it, and the frame shown is the view that says "hidden"."""
+    d = start(TWENTY_NINE_AT_TRUMP)
+    trump = parse_card("QS")
+    assert d.tap(2, "QS") == ["trump QS"]  # P2, the bidder, on their own pad
+    frames_after_trump = len(d.frames_shown())
+    assert d.terminate() == 0
+    lines = d.log().splitlines()
+    assert any("action: trump (face down)" in line for line in lines)
+    for line in lines:
+        for name in (card_name(trump), card_label(trump), "Q♠", "QS", "Q\u2660"):
+            assert name not in line, line
+    # what the daemon showed last before SIGTERM is the resumed table's view, and it says hidden
+    table = Table(Journal(str(d.journal_path)), d.deck, pads=d.pads, game="twenty-nine",
+                  match=Journal(str(d.journal_path)).resume().match)
+    view = table.view()
+    assert view.trump == "hidden"
+    texts = [view.prompt, *(view.extra or ())]
+    assert all(card_label(trump) not in t and card_name(trump) not in t for t in texts)
+    last = Image.open(d.frames_shown()[frames_after_trump - 1])
+    assert last.convert("1").tobytes() == render(view).tobytes()
