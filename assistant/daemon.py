@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from .events import Tick
-from .journal import Journal
+from .journal import Journal, JournalTooNew
 from .notify import Notifier
 from .scenario import format_action
 from .table import HIDDEN_KINDS, Table
@@ -119,6 +119,29 @@ class Box:
                 raise TimeoutError(f"the box did not handle {kind.__name__} #{count}")
 
 
+class JournalRefused:
+    """Stands in for the table when the journal was written by a newer card-assistant: the box
+    shows why and keeps running (the watchdog fed, no restart loop every few seconds) until it
+    is stopped; the journal is neither read nor written."""
+    match = None
+    journal = None
+
+    def __init__(self, game, pads):
+        from .view import Alert
+        self.game = game
+        self.pads = tuple(pads)
+        self.alert = Alert("info", "Journal from a newer card-assistant: update this box. Journal kept.")
+
+    def handle(self, event):
+        return self.view()
+
+    def view(self):
+        from .view import Menu, View
+        seats = ("P1", "P2") if self.game == "towers" else ("P1", "P2", "P3", "P4")
+        return View(game=self.game, seats=seats, phase="menu", alert=self.alert,
+                    menu=Menu("Journal", ("Newer version",)))
+
+
 def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
     """The journal in ``state_dir`` and a table resumed from it (or at the new-match menu)."""
     journal = Journal(os.path.join(state_dir, "journal.sqlite3"))
@@ -170,8 +193,12 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     from .reader import Reader
 
     events = queue.Queue()
-    table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
-    if deck_problem:
+    try:
+        table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
+    except JournalTooNew as e:  # said once per start, and on the screen until stopped
+        log.error("%s", e)
+        table = JournalRefused(cfg.game.game, cfg.table.pads)
+    if deck_problem and table.journal is not None:
         table._alert("unknown-tag", deck_problem)
     if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop
         real = cfg.display.driver in ("ssd1306", "sh1106") and frames_dir is None
@@ -198,6 +225,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
                 except Exception:
                     log.exception("while releasing %s", type(part).__name__)
         display.close()
-        table.journal.close()
+        if table.journal is not None:
+            table.journal.close()
     log.info("stopped cleanly")
     return 0

@@ -45,6 +45,11 @@ class JournalError(Exception):
     """The journal could not store an action (a full disk, a read-only card): nothing was kept."""
 
 
+class JournalTooNew(JournalError):
+    """The journal was written by a newer card-assistant (a higher schema). This version does not
+    read it, write to it or set it aside: it is left exactly as it is for that version."""
+
+
 @dataclass
 class Resumed:
     match: Match | None
@@ -74,17 +79,19 @@ class Journal:
     def _connect(self):
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
+            stored = _stored_version(db)  # before any write: a newer journal is never touched
+            if stored is not None and stored > SCHEMA_VERSION:
+                raise JournalTooNew(
+                    f"the journal {os.path.basename(self.path)} was written by a newer card-assistant "
+                    f"(journal schema {stored}, this version reads {SCHEMA_VERSION}): install that "
+                    f"version again; the journal is kept as it is")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(SCHEMA)
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            version = int(db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0])
-        except sqlite3.DatabaseError:
+        except (sqlite3.DatabaseError, JournalTooNew):
             db.close()
             raise
-        if version > SCHEMA_VERSION:
-            db.close()
-            raise sqlite3.DatabaseError(f"written by a newer card-assistant (schema {version})")
         return db
 
     def _write(self, sql, args):
@@ -168,6 +175,14 @@ class Journal:
 
     def close(self):
         self.db.close()
+
+
+def _stored_version(db):
+    """The schema version a journal file records, or None for a new (empty) file."""
+    if not db.execute("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()[0]:
+        return None
+    row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    return int(row[0]) if row else None
 
 
 def _plain(e):
