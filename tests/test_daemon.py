@@ -204,9 +204,10 @@ def test_sigterm_exits_zero_releasing_everything_with_the_journal_intact(start, 
     d = start()
     assert d.tap(3, "9H") == ["flip 9H"]
     assert d.terminate() == 0
-    assert "stopped cleanly" in d.log()
+    assert "stopped cleanly" in d.log() and "while releasing" not in d.log()
     d.wait_message("STOPPING=1")
-    # the journal was closed: SQLite checkpoints and removes the write-ahead log on the last close
+    # the journal was closed, not abandoned as by a kill: SQLite checkpoints and removes the
+    # write-ahead log when the last connection closes
     assert not Path(str(d.journal_path) + "-wal").exists()
     db = sqlite3.connect(d.journal_path)
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -256,10 +257,10 @@ def test_face_down_trump_never_appears_in_a_log_line(start):
     frames_after_trump = len(d.frames_shown())
     assert d.terminate() == 0
     lines = d.log().splitlines()
-    assert any("action: trump (face down)" in line for line in lines)
     for line in lines:
-        for name in (card_name(trump), card_label(trump), "Q♠", "QS", "Q\u2660"):
+        for name in (card_name(trump), card_label(trump), "QS", "Q\u2660"):
             assert name not in line, line
+    assert any("action: trump (face down)" in line for line in lines)  # the action was logged
     # what the daemon showed last before SIGTERM is the resumed table's view, and it says hidden
     table = Table(Journal(str(d.journal_path)), d.deck, pads=d.pads, game="twenty-nine",
                   match=Journal(str(d.journal_path)).resume().match)
