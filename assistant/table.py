@@ -55,7 +55,11 @@ class Table:
         """Apply one adapter event; returns the View to show."""
         self.sound = None
         if isinstance(event, TagArrived):
-            self._tag(event.pad, event.uid)
+            if event.inferred:  # found lying there (or its tap was garbled): never guess a play
+                self._alert("info", f"A card is lying on {self._pad_name(event.pad)}: "
+                                    "lift it, and tap it again if it was meant")
+            else:
+                self._tag(event.pad, event.uid)
         elif isinstance(event, ButtonPressed):
             self._button(event.name, event.held)
         elif isinstance(event, PadConflict):
@@ -111,10 +115,13 @@ class Table:
         self.alert = None
         self.result = None
         engine = m.engine
-        if action.kind != "undo" and len(engine.book.proven) > proven:
-            r = engine.book.proven[-1]
+        new = engine.book.proven[proven:] if action.kind != "undo" else []
+        if new:  # one card may prove several failures (T9: each is its own renege)
+            r = new[-1]
             suit = f" {SUIT_SYMBOLS[r.suit]}" if r.suit is not None else ""
-            self._alert("renege", f"{m.seats[r.seat]} failed to follow{suit} (trick {r.trick})")
+            tricks = ", ".join(str(x.trick) for x in new)
+            self._alert("renege", f"{m.seats[r.seat]} failed to follow{suit} "
+                                  f"(trick{'s' if len(new) > 1 else ''} {tricks})")
         if action.kind != "undo":
             self.result = result_words(m, before)
         if action.kind in ("upcard", "flip", "bid", "pass", "undo"):

@@ -264,3 +264,20 @@ def test_new_match_chooses_game_and_house_rules(tmp_path):
     m = h.table.match
     assert m.game == "twenty-nine" and m.options == {"pair": "on"}
     assert Journal(str(tmp_path / "journal.sqlite3")).resume().match.options["pair"] == "on"
+
+
+def test_a_card_found_lying_on_a_pad_is_not_taken_as_a_tap(towers):
+    """Never guess: a card the reader found on a pad (at start, or after a garbled line) is not a
+    play; the table asks for a fresh tap and names no card (it may be a face-down one)."""
+    towers_to_play(towers)
+    v = towers.table.handle(TagArrived(1, uid("AS"), inferred=True))
+    assert v.alert.kind == "info" and "P1's pad" in v.alert.text and "AS" not in v.alert.text
+    assert towers.lines()[-1] == "accept"
+
+
+def test_one_card_proving_two_reneges_says_so(towers):
+    """T9: failing spades at two tricks, then showing one, proves two reneges at once."""
+    towers.tap(3, "JS"), towers.tap(3, "9H"), towers.press("ok")   # P1 deals, P2 accepts
+    for pad, card in ((2, "AS"), (1, "KC"), (2, "KS"), (1, "QC"), (2, "AC"), (1, "QS")):
+        v = towers.tap(pad, card)
+    assert v.alert.kind == "renege" and v.alert.text == "P1 failed to follow ♠ (tricks 1, 2)"
