@@ -54,8 +54,8 @@ MENU_KIND_LABEL = {"finish": "Finish round"}
 @dataclass
 class Step:
     line: str | None          # the journal line this step adds; None for the new-match step
-    commands: list            # (stdin line, screen text expected after it, or None)
-    last_accepts: bool = True  # the last command is the one that makes the box accept the action
+    commands: list            # (stdin line, screen text expected after it, or None); the box
+                              # accepts the step's action on its last command, never before
 
 
 @dataclass
@@ -247,7 +247,9 @@ def run_with_kills(tmp_path, game, seed, kills):
     while True:
         if box is None:
             if rng.random() < 0.1 and done_kills:  # a kill while it starts up and resumes
-                BoxProcess(state, game, log).kill()
+                starting = BoxProcess(state, game, log)
+                time.sleep(rng.uniform(0, 0.25))  # start-up takes about 0.16 s here
+                starting.kill()
                 startup_kills += 1
                 done = _check_resumed(plan, journal, done, done, None)
             box = BoxProcess(state, game, log)
@@ -267,7 +269,7 @@ def run_with_kills(tmp_path, game, seed, kills):
             if mode == "no-wait":  # the kill may land before, inside or after this command
                 time.sleep(rng.choice((0, 0, rng.uniform(0, 0.03))))  # spreads where it lands
                 box.kill()
-                in_flight = i == len(step.commands) - 1 and step.last_accepts
+                in_flight = i == len(step.commands) - 1
                 before = done
                 done = _check_resumed(plan, journal, done, done + 1 if in_flight else done, cmd)
                 if in_flight:
