@@ -6,6 +6,8 @@ The disk fills for real as far as SQLite can tell: `PRAGMA max_page_count` on th
 connection makes SQLite answer SQLITE_FULL ("database or disk is full") once the journal needs
 one more page, the error a full storage card gives. The bot plays on until that happens.
 """
+import logging
+
 import pytest
 
 from assistant.bot_towers import TowersBot
@@ -26,7 +28,8 @@ def single_actions(bot, engine):
     return [Action("flip", cards=(c,)) for c in a.cards] if a.kind == "flip" else [a]
 
 
-def test_a_full_card_alerts_refuses_the_action_and_keeps_everything_accepted(state_dir):
+def test_a_full_card_alerts_refuses_the_action_and_keeps_everything_accepted(state_dir, caplog):
+    caplog.set_level(logging.INFO, logger="card-assistant")
     sim = SimBox(state_dir, "towers").start()
     try:
         start_match(sim, "towers")
@@ -53,8 +56,10 @@ def test_a_full_card_alerts_refuses_the_action_and_keeps_everything_accepted(sta
         alert = sim.box.view.alert
         assert alert is not None and alert.kind == "refused"
         assert "storage card is full" in alert.text and "not saved" in alert.text
+        logged = [r.getMessage() for r in caplog.records if "storage card is full" in r.getMessage()]
+        assert logged, "the daemon did not log the full card"
         for card in refused.cards:
-            assert card_name(card) not in alert.text
+            assert card_name(card) not in alert.text and not any(card_name(card) in x for x in logged)
         # the refused action is not applied in memory either: the match is as it was
         assert m.actions == before and m.engine.snapshot() == snapshot
 
