@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from .events import Tick
-from .journal import Journal, JournalTooNew
+from .journal import Journal, JournalError, JournalTooNew
 from .notify import Notifier
 from .scenario import format_action
 from .table import HIDDEN_KINDS, Table
@@ -198,6 +198,9 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     except JournalTooNew as e:  # said once per start, and on the screen until stopped
         log.error("%s", e)
         table = JournalRefused(cfg.game.game, cfg.table.pads)
+    except JournalError as e:  # locked, or a failing card: exit, and systemd tries again shortly
+        log.error("%s", e)
+        return 1
     if deck_problem and table.journal is not None:
         table._alert("unknown-tag", deck_problem)
     if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop

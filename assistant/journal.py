@@ -69,8 +69,15 @@ class Journal:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         try:
             db = self._connect()
-        except sqlite3.DatabaseError as e:
+        except sqlite3.OperationalError as e:
+            # locked by another program, a full or failing card: the file itself may be sound, so it
+            # is left where it is (setting it aside would start an empty journal and lose the match)
+            raise JournalError(f"the journal could not be opened ({e}); it is left as it is") from None
+        except sqlite3.DatabaseError as e:  # not a database, or a malformed one: keep it, start anew
             aside = f"{self.path}.damaged-{int(time.time())}"
+            for suffix in ("-wal", "-shm"):  # its write-ahead log goes with it, never to the new file
+                if os.path.exists(self.path + suffix):
+                    os.replace(self.path + suffix, aside + suffix)
             os.replace(self.path, aside)
             self.problems.append(f"the journal was unreadable ({e}); kept as {os.path.basename(aside)}")
             db = self._connect()

@@ -80,10 +80,13 @@ class SimBox:
             self.box = box
             self._ready.set()
         try:
-            run_box(self.cfg, str(self.state_dir), deck, problem, pin_factory=self.factory,
-                    frames_dir=self.frames_dir, on_box=on_box)
+            status = run_box(self.cfg, str(self.state_dir), deck, problem, pin_factory=self.factory,
+                             frames_dir=self.frames_dir, on_box=on_box)
+            if self.box is None:  # it gave up before running (the reason is in the log)
+                self.error = f"the box exited with status {status} before it ran"
         except BaseException as e:  # reported by start() or stop()
             self.error = e
+        finally:
             self._ready.set()
 
     def stop(self):
@@ -170,7 +173,11 @@ def main(argv):
         key, _, value = opt.partition("=")
         options[key.strip()] = int(value) if value.strip().isdigit() else value.strip()
     state_dir = args.state_dir or tempfile.mkdtemp(prefix="card-assistant-sim-")
-    sim = SimBox(state_dir, args.game, pads, args.frames, options, args.deal_scan).start()
+    try:
+        sim = SimBox(state_dir, args.game, pads, args.frames, options, args.deal_scan).start()
+    except RuntimeError as e:
+        print(f"card-assistant sim: {e}", file=sys.stderr)
+        return 1
     try:
         if args.bots:
             from .display import to_terminal

@@ -5,8 +5,13 @@ the daemon's loop, the SQLite journal).
 The disk fills for real as far as SQLite can tell: `PRAGMA max_page_count` on the journal's own
 connection makes SQLite answer SQLITE_FULL ("database or disk is full") once the journal needs
 one more page, the error a full storage card gives. The bot plays on until that happens.
+A journal that cannot be opened at start-up (locked, a failing card) is left as it is.
 """
 import logging
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +20,9 @@ from assistant.cards import card_name
 from assistant.scenario import Action
 from assistant.sim import SimBox
 from assistant.sim_bots import perform, start_match
+
+ROOT = Path(__file__).resolve().parents[1]
+HANG_GUARD = 60.0  # seconds: only a guard against a hang, never a measurement
 
 
 @pytest.fixture
@@ -95,3 +103,41 @@ def test_a_full_card_alerts_refuses_the_action_and_keeps_everything_accepted(sta
     finally:
         again.stop()
 
+
+
+def test_a_journal_that_cannot_be_opened_is_left_as_it_is_and_resumed_later(state_dir):
+    """Storage trouble at start-up (here another program holding the journal locked; a full or
+    failing card gives the same kind of SQLite error): the box does not set the sound journal
+    aside as damaged and start an empty one. It says why in one log line and exits, so systemd
+    tries again; once the journal can be opened the match resumes where it was."""
+    sim = SimBox(state_dir, "towers").start()
+    try:
+        start_match(sim, "towers")
+        bot = TowersBot(2, claim_rate=0.0, accuse_rate=0.0)
+        for _ in range(12):
+            for action in single_actions(bot, sim.table.match.engine):
+                perform(sim, action)
+        accepted = list(sim.table.match.actions)
+    finally:
+        sim.stop()
+    path = state_dir / "journal.sqlite3"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")  # SQLite's own busy wait (5 s) runs out: "database is locked"
+    try:
+        proc = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(state_dir)],
+                              cwd=ROOT, input="q\n", capture_output=True, text=True, timeout=HANG_GUARD)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert proc.returncode == 1
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("ERROR")]
+    assert len(errors) == 1 and "could not be opened (database is locked)" in errors[0], proc.stderr
+    assert "left as it is" in errors[0]
+    assert not [p for p in state_dir.iterdir() if "damaged" in p.name]
+    again = SimBox(state_dir, "towers").start()
+    try:
+        assert again.table.match.actions == accepted
+        assert again.box.view.alert is None
+    finally:
+        again.stop()
