@@ -213,7 +213,9 @@ def test_sigterm_exits_zero_releasing_everything_with_the_journal_intact(start, 
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     db.close()
     assert d.journaled() == ["flip 9H"]
-    resumed = Journal(str(d.journal_path)).resume()
+    journal = Journal(str(d.journal_path))
+    resumed = journal.resume()
+    journal.close()
     assert [a.kind for a in resumed.match.actions] == ["flip"] and not resumed.problems
     # the reader port was let go: it opens exclusively again (the daemon holds it with TIOCEXCL)
     import serial
@@ -262,9 +264,9 @@ def test_face_down_trump_never_appears_in_a_log_line(start):
             assert name not in line, line
     assert any("action: trump (face down)" in line for line in lines)  # the action was logged
     # what the daemon showed last before SIGTERM is the resumed table's view, and it says hidden
-    table = Table(Journal(str(d.journal_path)), d.deck, pads=d.pads, game="twenty-nine",
-                  match=Journal(str(d.journal_path)).resume().match)
-    view = table.view()
+    journal = Journal(str(d.journal_path))
+    view = Table(journal, d.deck, pads=d.pads, game="twenty-nine", match=journal.resume().match).view()
+    journal.close()
     assert view.trump == "hidden"
     texts = [view.prompt, *(view.extra or ())]
     assert all(card_label(trump) not in t and card_name(trump) not in t for t in texts)
