@@ -19,6 +19,7 @@
    heaviest imports of one run under ``python -X importtime``.
 """
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -264,6 +265,7 @@ def main():
             with tempfile.TemporaryDirectory(dir="/dev/shm") as shm:
                 report_latency(shm, "RAM")
 
+        played_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
         cpu, used, wall, rss, hwm, per_thread = idle_and_memory(tmp)
         print(f"idle daemon (card-assistant run, watchdog {WATCHDOG_USEC // 1_000_000} s, firmware "
               f"heartbeat 1/s): {used:.2f} s CPU in {wall:.1f} s = {cpu:.3f} % "
@@ -273,8 +275,10 @@ def main():
         print("  (on this build: the card-reader thread's serial read times out every 50 ms, and each of "
               "gpiozero's button hold threads polls every 100 ms; the loop itself only wakes for events "
               "and the watchdog)")
-        print(f"memory: VmRSS {rss:.1f} MB, VmHWM {hwm:.1f} MB (goal < {GOAL_RSS_MB:g} MB: "
+        print(f"memory of the idle daemon: VmRSS {rss:.1f} MB, VmHWM {hwm:.1f} MB (goal < {GOAL_RSS_MB:g} MB: "
               f"ratio {hwm / GOAL_RSS_MB:.2f}, {verdict(hwm < GOAL_RSS_MB)})")
+        print(f"  upper bound after play: this bench process (the simulated box, bots, virtual firmware) "
+              f"peaked at {played_mb:.1f} MB over the 10 whole matches above")
 
         times = startup(tmp)
         med = statistics.median(times)
