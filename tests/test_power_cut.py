@@ -31,8 +31,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 from assistant.cards import card_name
 from assistant.events import ButtonPressed
 from assistant.journal import Journal
@@ -239,66 +237,79 @@ def run_with_kills(tmp_path, game, seed, kills):
     state = tmp_path / "state"
     journal = state / "journal.sqlite3"
     log = open(tmp_path / "stderr.log", "wb")
-    sent = 0          # commands written, over all runs: the kill points count these
-    done_kills = startup_kills = 0
     stats = dict.fromkeys(("answered", "no-wait", "in-flight kept", "in-flight not kept"), 0)
-    box = None
-    done = 0          # steps the journal holds (0: no match yet)
-    while True:
-        if box is None:
-            if rng.random() < 0.1 and done_kills:  # a kill while it starts up and resumes
-                starting = BoxProcess(state, game, log)
-                time.sleep(rng.uniform(0, 0.25))  # start-up takes about 0.16 s here
-                starting.kill()
-                startup_kills += 1
-                done = _check_resumed(plan, journal, done, done, None)
-            box = BoxProcess(state, game, log)
-            screen = box.wait_prompt()
-            if done == 0:
-                assert screen == plan.start_screen, f"the box starts showing {screen!r}"
-            else:
-                assert not screen.startswith("New match"), f"resumed at the menu: {screen!r}"
-                assert " | " not in screen, f"an alert after resume: {screen!r}"
-        if done == len(plan.steps):
-            break
-        step = plan.steps[done]
-        for i, (cmd, expect) in enumerate(step.commands):
-            box.send(cmd)
-            mode = kill_at.get(sent)
-            sent += 1
-            if mode == "no-wait":  # the kill may land before, inside or after this command
-                time.sleep(rng.choice((0, 0, rng.uniform(0, 0.03))))  # spreads where it lands
-                box.kill()
-                in_flight = i == len(step.commands) - 1
-                before = done
-                done = _check_resumed(plan, journal, done, done + 1 if in_flight else done, cmd)
-                if in_flight:
-                    stats["in-flight kept" if done > before else "in-flight not kept"] += 1
-                done_kills += 1
-                stats["no-wait"] += 1
-                box = None
-                break
-            screen = box.wait_prompt()
-            if expect is not None and not screen.startswith("hand-over"):  # result words win
-                assert expect in screen, f"step {done} ({step.line}): after {cmd!r} the screen shows {screen!r}"
-            if mode == "answered":
-                box.kill()
-                accepted = done + 1 if i == len(step.commands) - 1 else done
-                done = _check_resumed(plan, journal, accepted, accepted, cmd)
-                done_kills += 1
-                stats["answered"] += 1
-                box = None
-                break
-        else:
-            done += 1
-            alert = screen.partition(" | ")[2]  # a renege alert is expected now and then, no other
-            assert not alert or alert.startswith("renege: "), f"after {step.line}: {screen!r}"
-    box.quit()
-    log.close()
+    try:
+        done_kills, startup_kills, sent = _play(plan, state, journal, game, log, rng, kill_at, stats)
+    finally:
+        log.close()
     assert done_kills == kills
     stats["start-up"] = startup_kills
     print(f"{game}: {len(plan.steps) - 1} journal lines, {sent} commands, kills {stats}")
     return plan, journal, done_kills, stats
+
+
+def _play(plan, state, journal, game, log, rng, kill_at, stats):
+    """Feed the plan to the box, killing it at the planned commands; restart after each kill."""
+    sent = 0          # commands written, over all runs: the kill points count these
+    done_kills = startup_kills = 0
+    box = None
+    done = 0          # steps the journal holds (0: no match yet)
+    try:
+        while True:
+            if box is None:
+                if rng.random() < 0.1 and done_kills:  # a kill while it starts up and resumes
+                    starting = BoxProcess(state, game, log)
+                    time.sleep(rng.uniform(0, 0.25))  # start-up takes about 0.16 s here
+                    starting.kill()
+                    startup_kills += 1
+                    done = _check_resumed(plan, journal, done, done, None)
+                box = BoxProcess(state, game, log)
+                screen = box.wait_prompt()
+                if done == 0:
+                    assert screen == plan.start_screen, f"the box starts showing {screen!r}"
+                else:
+                    assert not screen.startswith("New match"), f"resumed at the menu: {screen!r}"
+                    assert " | " not in screen, f"an alert after resume: {screen!r}"
+            if done == len(plan.steps):
+                break
+            step = plan.steps[done]
+            for i, (cmd, expect) in enumerate(step.commands):
+                box.send(cmd)
+                mode = kill_at.get(sent)
+                sent += 1
+                if mode == "no-wait":  # the kill may land before, inside or after this command
+                    time.sleep(rng.choice((0, 0, rng.uniform(0, 0.03))))  # spreads where it lands
+                    box.kill()
+                    in_flight = i == len(step.commands) - 1
+                    before = done
+                    done = _check_resumed(plan, journal, done, done + 1 if in_flight else done, cmd)
+                    if in_flight:
+                        stats["in-flight kept" if done > before else "in-flight not kept"] += 1
+                    done_kills += 1
+                    stats["no-wait"] += 1
+                    box = None
+                    break
+                screen = box.wait_prompt()
+                if expect is not None and not screen.startswith("hand-over"):  # result words win
+                    assert expect in screen, f"step {done} ({step.line}): after {cmd!r} the screen shows {screen!r}"
+                if mode == "answered":
+                    box.kill()
+                    accepted = done + 1 if i == len(step.commands) - 1 else done
+                    done = _check_resumed(plan, journal, accepted, accepted, cmd)
+                    done_kills += 1
+                    stats["answered"] += 1
+                    box = None
+                    break
+            else:
+                done += 1
+                alert = screen.partition(" | ")[2]  # a renege alert is expected now and then, no other
+                assert not alert or alert.startswith("renege: "), f"after {step.line}: {screen!r}"
+        box.quit()
+        box = None
+    finally:
+        if box is not None:  # a failed check: do not leave the box running
+            box.kill()
+    return done_kills, startup_kills, sent
 
 
 def _check_resumed(plan, journal, low, high, cmd):
