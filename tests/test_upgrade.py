@@ -12,10 +12,14 @@ as it is: never misread, never renamed as damaged, never replaced by an empty on
 on its screen and in one log line, and stays up instead of restarting every few seconds.
 """
 import hashlib
+import os
 import shutil
+import signal
+import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -201,3 +205,46 @@ def test_the_box_on_a_newer_journal_says_so_and_stays_up(v1_copy):
     assert len(errors) == 1 and "newer card-assistant" in errors[0] and "kept as it is" in errors[0]
     assert digest(v1_copy) == before
     assert not [p for p in v1_copy.parent.iterdir() if "damaged" in p.name]
+
+
+def test_the_real_daemon_on_a_newer_journal_is_ready_and_stays_up_until_stopped(v1_copy):
+    """Issue 6.3 under systemd: `card-assistant run` (GPIOZERO_PIN_FACTORY=mock, luma's dummy
+    display, a real AF_UNIX NOTIFY_SOCKET) on a newer journal says READY=1 (so systemd does not
+    restart it every few seconds), logs the reason once, and stops cleanly on SIGTERM, the
+    journal untouched."""
+    before = newer_journal(v1_copy)
+    state = v1_copy.parent
+    tmp = state.parent
+    (tmp / "config.toml").write_text(
+        f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{tmp / "no-reader"}"\n')
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(tmp / "notify"))
+    sock.settimeout(0.2)
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", NOTIFY_SOCKET=str(tmp / "notify"))
+    env.pop("WATCHDOG_USEC", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assistant.cli", "run", "--config", str(tmp / "config.toml"),
+         "--state-dir", str(state)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        messages, guard = [], time.monotonic() + HANG_GUARD
+        while not any("READY=1" in m for m in messages):
+            assert proc.poll() is None, f"the daemon exited ({proc.returncode}): {proc.stderr.read()}"
+            assert time.monotonic() < guard, "no READY=1 (hang guard)"
+            try:
+                messages.append(sock.recv(4096).decode())
+            except socket.timeout:
+                pass
+        assert proc.poll() is None  # up, not exited
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=HANG_GUARD)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        sock.close()
+    assert proc.returncode == 0, err
+    errors = [ln for ln in err.splitlines() if ln.startswith("ERROR")]
+    assert len(errors) == 1 and "newer card-assistant" in errors[0], err
+    assert "stopped cleanly" in err
+    assert digest(v1_copy) == before
