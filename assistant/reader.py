@@ -203,6 +203,12 @@ class Reader:
 
     def stop(self, timeout=5.0):
         self._stop.set()
+        with self._send_lock:  # wake a read that is waiting for a byte (pyserial's abort pipe)
+            if self._serial is not None:
+                try:
+                    self._serial.cancel_read()
+                except LINK_ERRORS:
+                    pass
         if self._thread:
             self._thread.join(timeout)
 
@@ -233,7 +239,8 @@ class Reader:
         while not self._stop.is_set():
             try:
                 # exclusive: two programs reading one port would each get half the lines
-                ser = serial.Serial(self.port, self.baudrate, timeout=0.05, exclusive=True)
+                # a read waits up to 0.5 s for a byte: few idle wake-ups (a Pi Zero is slow)
+                ser = serial.Serial(self.port, self.baudrate, timeout=0.5, exclusive=True)
             except (*LINK_ERRORS, ValueError) as e:
                 self.counts["open failed"] += 1
                 busy = "exclusively lock" in str(e)
