@@ -272,9 +272,9 @@ def main():
               f"(goal < {GOAL_CPU_PCT:g} %: ratio {cpu / GOAL_CPU_PCT:.3f}, {verdict(cpu < GOAL_CPU_PCT)})")
         print(f"  per thread (schedstat CPU, wake-ups): " + "; ".join(
             f"{name} {c:.3f} % {w:.1f}/s" for name, c, w in per_thread))
-        print("  (on this build: the card-reader thread's serial read times out every 50 ms, and each of "
-              "gpiozero's button hold threads polls every 100 ms; the loop itself only wakes for events "
-              "and the watchdog)")
+        print("  (the card-reader thread waits up to 0.5 s per serial read, the heartbeat wakes it each "
+              "second; each of gpiozero's button hold threads polls every 100 ms; the loop itself only "
+              "wakes for events and the watchdog)")
         print(f"memory of the idle daemon: VmRSS {rss:.1f} MB, VmHWM {hwm:.1f} MB (goal < {GOAL_RSS_MB:g} MB: "
               f"ratio {hwm / GOAL_RSS_MB:.2f}, {verdict(hwm < GOAL_RSS_MB)})")
         print(f"  upper bound after play: this bench process (the simulated box, bots, virtual firmware) "
