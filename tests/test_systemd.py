@@ -145,6 +145,11 @@ def test_unit_runs_the_daemon_as_its_own_user_with_device_groups():
     assert values("StateDirectory") == ["card-assistant"]
 
 
+def test_journal_directory_is_private():
+    """The journal holds the face-down trump and scanned hands: only the service may read it."""
+    assert values("StateDirectoryMode") == ["0700"]
+
+
 def test_unit_gives_lgpio_a_writable_working_directory():
     (runtime,) = values("RuntimeDirectory")
     (workdir,) = values("WorkingDirectory")
