@@ -58,15 +58,20 @@ def same_colour_suit(suit):
     return (CLUBS, DIAMONDS, HEARTS, SPADES)[suit]
 
 
+def _clean(text):
+    """Without white space and the emoji variation selector phones add after ♠ ♥ ♦ ♣."""
+    return text.strip().replace("\ufe0f", "").replace("\ufe0e", "")
+
+
 def parse_suit(text):
-    t = text.strip().upper()
+    t = _clean(text).upper()
     if t in _SUIT_ALIASES:
         return _SUIT_ALIASES[t]
     raise CardError(f"{text!r} is not a suit (S H D C, or ♠ ♥ ♦ ♣)")
 
 
 def parse_card(text):
-    t = text.strip()
+    t = _clean(text)
     if len(t) < 2:
         raise CardError(f"{text!r} is not a card: write a rank then a suit, like JS, 10H or T♦")
     rank_text, suit_text = t[:-1], t[-1]

@@ -72,7 +72,7 @@ def main(argv):
                         help="also write the actions in effect as a scenario file ('-' for standard output)")
     args = parser.parse_args(argv)
     try:
-        with open(args.file, encoding="utf-8") as f:
+        with open(args.file, encoding="utf-8-sig") as f:  # a byte-order mark is not a word
             lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError) as e:
         print(f"cannot read {args.file}: {e}", file=sys.stderr)

@@ -80,7 +80,7 @@ def seat_index(token, seats):
     for i, name in enumerate(seats):
         if t == name.lower():
             return i
-    if len(t) == 2 and t[0] == "p" and t[1].isdigit() and 1 <= int(t[1]) <= len(seats):
+    if len(t) == 2 and t[0] == "p" and t[1] in "1234" and 1 <= int(t[1]) <= len(seats):
         return int(t[1]) - 1
     return None
 
@@ -213,7 +213,7 @@ def parse_action(tokens, game, seats, lineno):
         except CardError as e:
             raise ScenarioError(lineno, str(e)) from None
     if shape == "number":
-        if len(args) != 1 or not args[0].isdigit():
+        if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()):
             raise ScenarioError(lineno, f"'{word}' takes a number, like 'bid 17'")
         return Action(word, value=int(args[0]))
     if shape in ("seat", "seat?"):

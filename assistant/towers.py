@@ -153,6 +153,9 @@ class Towers:
             seen.add(c)
             if c in other or (live and (c in self.played or c == self.up_card)):
                 raise Refused(f"{card_name(c)} cannot be in {self.name(seat)}'s hand: it is elsewhere")
+            if live and c == self.discard and seat != self.dealer:  # face down: not named
+                raise Refused(f"one of those cards cannot be in {self.name(seat)}'s hand: "
+                              "it is out of play this hand")
         hand = set(cards)
         if live and seat == self.dealer and self.picked_up:
             if self.discard is not None and self.discard not in hand and self.discard != self.up_card:
@@ -298,8 +301,8 @@ class Towers:
                 raise Refused(f"{card_name(c)} was the up-card, turned down: it is out of play")
             if seat != self.dealer:
                 raise Refused(f"{card_name(c)} was picked up by {self.name(self.dealer)}")
-        if c == self.discard:
-            raise Refused(f"{card_name(c)} is out of play this hand")
+        if c == self.discard:  # the discard is face down: the refusal does not name it
+            raise Refused("that card is out of play this hand")
         hand = self.known[seat]
         if hand is not None and c not in hand:
             raise Refused(f"{who} was not dealt {card_name(c)}")

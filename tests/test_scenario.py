@@ -81,3 +81,27 @@ def test_cli_summary_reads_like_words(tmp_path):
     out = cli("replay", str(f))
     assert out.returncode == 0
     assert "Dealer: P1, 7 cards each" in out.stdout and "P2 accepts or passes" in out.stdout
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ("game twenty-nine\nflip JS\nbid 1²", 3, "takes a number"),
+    ("game towers\nflip JS\naccuse p²", 3, "not a seat"),
+    ("game towers\nseats p² B\nflip JS\naccuse P3", 4, "not a seat"),
+])
+def test_odd_digits_are_refused_in_plain_words(text, line, words):
+    got_line, message = refused(text)
+    assert got_line == line and words in message
+
+
+def test_a_byte_order_mark_and_emoji_suits_are_read(tmp_path):
+    f = tmp_path / "bom.scn"
+    f.write_bytes("\ufeffgame towers\nflip J♠\ufe0f\n".encode("utf-8"))
+    out = cli("replay", str(f), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["dealer"] == "P1"
+
+
+def test_the_towers_discard_is_never_named_when_refused():
+    """Hidden information: playing the face-down discard is refused without naming it."""
+    line, message = refused("game towers\nflip JS\nupcard 9H\npass\naccept\ndiscard AS\nplay AS")
+    assert line == 7 and message == "that card is out of play this hand"
