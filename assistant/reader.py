@@ -57,7 +57,8 @@ class Tracker:
         except BadLine as e:
             self.counts[e.reason] += 1
             self._lost()  # the line may have been a tap: ask for the truth
-            log.warning("reader line refused (%s): %r", e.reason, e.line[:60])
+            # the line itself is not logged: it may carry the tag of a face-down card
+            log.warning("reader line refused (%s), %d bytes", e.reason, len(e.line))
             return []
         self.good += 1
         out = self._sequence(msg, line)
@@ -314,4 +315,4 @@ class Reader:
         finally:
             if buf:
                 self.counts["cut off"] += 1
-                log.warning("reader: partial line %r discarded", bytes(buf[:60]))
+                log.warning("reader: partial line of %d bytes discarded", len(buf))

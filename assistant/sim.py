@@ -169,9 +169,15 @@ def main(argv):
     pads = tuple(args.pads.split(",")) if args.pads else (
         ("P1", "P2", "centre") if args.game == "towers" else ("P1", "P2", "P3", "P4"))
     options = {}
+    from .config import GAME_OPTIONS
     for opt in args.option:
-        key, _, value = opt.partition("=")
-        options[key.strip()] = int(value) if value.strip().isdigit() else value.strip()
+        key, _, value = (x.strip() for x in opt.partition("="))
+        allowed = GAME_OPTIONS.get(key)
+        if allowed is None:
+            p.error(f"unknown house rule {key!r} (known: {', '.join(GAME_OPTIONS)})")
+        if value not in [str(v) for v in allowed]:
+            p.error(f"{key} takes {' or '.join(map(str, allowed))}, not {value!r}")
+        options[key] = int(value) if value.isdigit() else value
     state_dir = args.state_dir or tempfile.mkdtemp(prefix="card-assistant-sim-")
     try:
         sim = SimBox(state_dir, args.game, pads, args.frames, options, args.deal_scan).start()

@@ -33,8 +33,8 @@ def _navigate(sim, count, current, target):
 
 def choose(sim, action):
     """Press left/right until ``action`` is the selected choice, then OK."""
-    if sim.table.alert is not None:  # read it, then Back to clear it, as a player would
-        sim.press("back")
+    while sim.table.alert is not None or sim.table.result is not None:
+        sim.press("back")  # read the alert or the hand's result, then Back, as a player would
     options = choices_for(sim.table)
     for i, (_, a) in enumerate(options):
         if a == action:

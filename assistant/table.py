@@ -43,6 +43,7 @@ class Table:
         self.menu = None           # (title, [(label, callback)], selected)
         self.cursor = 0            # selected choice of the phase's choices
         self.scans = {}            # seat -> cards tapped in deal-scan mode (hidden)
+        self.scan_taps = []        # seats in the order their scan cards were tapped (for Back)
         self.conflicts = set()
         self.reader_ok = True
         self.result = None         # words for the hand just scored, until the next action
@@ -137,12 +138,13 @@ class Table:
     def _reset_scans_if_new_deal(self):
         e = self.match.engine
         if e.phase in ("flip", "upcard", "bidding", "end") and not self._scanning_now():
-            self.scans = {}
+            self.scans, self.scan_taps = {}, []
 
     # -- card taps ----------------------------------------------------------------------
 
     def _tag(self, pad, uid):
         if pad in self.conflicts:
+            self._alert("refused", f"Two cards on {self._pad_name(pad)}: lift one")
             return
         card = self.deck.get(uid)
         if card is None:
@@ -170,7 +172,12 @@ class Table:
             self.apply(Action("flip", cards=(card,)))
             return
         if self._scanning_now() and pad_seat is not None:
-            self._scan(pad_seat, card)
+            if self.scan_target(pad_seat):
+                self._scan(pad_seat, card)
+            else:
+                waiting = [self.match.seats[s] for s in range(len(self.match.seats)) if self.scan_target(s)]
+                self._alert("refused", f"{self.match.seats[pad_seat]}'s hand is scanned: "
+                                       f"waiting for {', '.join(waiting)} to scan")
             return
         if game == "towers":
             self._towers_card(e, pad_seat, card)
@@ -234,20 +241,26 @@ class Table:
             self._alert("refused", "That card is already scanned")
             return
         cards.append(card)
+        self.scan_taps.append(seat)
         if len(cards) == self.scan_target(seat):
             hand = list(cards)
             if self.match.game == "twenty-nine" and seat == self.match.engine.bidder:
                 hand.append(self.match.engine._trump_card)
             del self.scans[seat]
+            self.scan_taps = [s for s in self.scan_taps if s != seat]
             self.apply(Action("hand", seat=seat, cards=tuple(hand)))
 
     # -- buttons ------------------------------------------------------------------------
 
     def _button(self, name, held):
         if held and name == "back":
-            if self.match is not None:
+            self.menu = None
+            if self.scan_taps:  # a mis-tapped scan card is taken back before any action
+                seat = self.scan_taps.pop()
+                self.scans[seat].pop()
+                self._alert("info", f"Scan: {self.match.seats[seat]}'s last card taken back")
+            elif self.match is not None:
                 self.apply(Action("undo"))
-                self.menu = None
             return
         if held and name == "ok":
             self._dismiss()
@@ -269,6 +282,9 @@ class Table:
                 items[sel][1]()
             return
         if self.match is None:
+            return
+        if self.result is not None:  # the hand's result is on the screen: any press moves on
+            self.result = None
             return
         options = choices_for(self)
         if not options:
@@ -312,12 +328,17 @@ class Table:
                         items.append((f"Pair {m.seats[seat]}",
                                       lambda s=seat: self.apply(Action("pair", seat=s))))
             items.append((f"Deal scan: {'on' if self.deal_scan else 'off'}", self._toggle_scan))
-        items.append(("New match", self._game_menu))
+        items.append(("New match", self._game_menu if m is None or m.engine.phase == "over"
+                      else self._confirm_new))
         self.menu = ("Menu", items, 0)
+
+    def _confirm_new(self):
+        """Abandoning a match in play takes a second, deliberate OK."""
+        self.menu = ("End this match?", [("No, play on", lambda: None), ("Yes, new match", self._game_menu)], 0)
 
     def _toggle_scan(self):
         self.deal_scan = not self.deal_scan
-        self.scans = {}
+        self.scans, self.scan_taps = {}, []
 
     def _game_menu(self):
         items = [("Towers", lambda: self.new_match("towers")),
@@ -343,9 +364,11 @@ class Table:
         try:
             self.journal.new_match(game, match.seats, match.options)
         except JournalError as e:
+            if self.match is None:
+                self._game_menu()
             self._alert("refused", str(e))
             return
         self.match = match
-        self.scans = {}
+        self.scans, self.scan_taps = {}, []
         self.cursor = 0
         self.result = None

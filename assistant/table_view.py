@@ -101,7 +101,7 @@ def _towers(table, m, e):
     p = e.phase
     if p == "over":
         return dict(f, phase="match-over", winner=(e.winner,), prompt=f"{names[e.winner]} wins the match!")
-    if table.result is not None and p in ("flip", "upcard"):
+    if table.result is not None and p in ("flip", "upcard") and not table.scans:
         nxt = "flip for the deal" if p == "flip" else f"{names[e.dealer]} deals {e.hand_size}"
         return dict(f, phase="hand-over", prompt=f"{table.result}. Next: {nxt}")
     if p == "flip":
@@ -118,7 +118,7 @@ def _towers(table, m, e):
     trick = dict(trick=tuple(e.trick), trick_no=e.done + 1)
     if e.discard_open and not e.trick:
         return dict(f, phase="discard", **trick,
-                    prompt=f"{names[e.dealer]} discards face down; {leader} leads")
+                    prompt=f"{names[e.dealer]}: discard on your pad; {leader} leads")
     if not e.trick and e.done == 0 and not e.for_two:
         return dict(f, phase="for2", **trick, prompt=f"{leader} leads. OK: {names[e.bidder]} for 2")
     return dict(f, phase="play", **trick, prompt=f"{names[e.to_act]} to play")

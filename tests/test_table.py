@@ -254,6 +254,7 @@ def test_new_match_chooses_game_and_house_rules(tmp_path):
     for _ in range(labels.index("New match")):
         h.press("right")
     h.press("ok")
+    h.press("right"), h.press("ok")            # "Yes, new match": a match was in play
     h.press("right"), h.press("ok")            # Twenty-Nine
     assert h.table.menu[1][2][0] == "pair: off"
     h.press("right"), h.press("right"), h.press("ok")   # switch pair on
@@ -281,3 +282,73 @@ def test_one_card_proving_two_reneges_says_so(towers):
     for pad, card in ((2, "AS"), (1, "KC"), (2, "KS"), (1, "QC"), (2, "AC"), (1, "QS")):
         v = towers.tap(pad, card)
     assert v.alert.kind == "renege" and v.alert.text == "P1 failed to follow ♠ (tricks 1, 2)"
+
+
+def _open_menu_item(h, label):
+    h.press("ok", held=True)
+    labels = [x for x, _ in h.table.menu[1]]
+    for _ in range(labels.index(label)):
+        h.press("right")
+    h.press("ok")
+
+
+def test_new_match_mid_match_asks_first(towers):
+    """A stray OK in the menu must not end the evening's match."""
+    towers_to_play(towers)
+    _open_menu_item(towers, "New match")
+    assert towers.table.menu[0] == "End this match?"
+    towers.press("ok")                          # "No, play on" is the first choice
+    assert towers.table.menu is None and towers.lines()[-1] == "accept"
+
+
+def test_twenty_nine_result_screen_is_dismissed_before_any_bid(nine):
+    """N3: after a round the result is shown; the first press only moves on, it never bids."""
+    nine.tap(1, "9D"), nine.tap(1, "JC")
+    for _ in range(3):
+        nine.press("left"), nine.press("ok")
+    nine.press("ok")                            # P2 bids 16
+    nine.tap(2, "QS")                           # trump card face down
+    for pad, card in ((3, "AH"), (4, "KH"), (1, "QH"), (2, "JH")):
+        nine.tap(pad, card)                     # P2 wins J♥: 3+1 points to P2+P4
+    n = len(nine.lines())
+    nine.table.result = "round over"            # what the table sets when a round is scored
+    nine.press("right"), nine.press("ok")
+    assert len(nine.lines()) == n and nine.table.result is None
+
+
+def test_scan_taps_on_a_finished_scan_say_why_and_back_takes_back_a_scan_card(tmp_path):
+    """Deal scan: a mis-tapped scan card is taken back with hold Back (not the flip), and a tap
+    on a pad whose hand is already scanned is refused in words."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")
+    for c in ("AS", "KS", "QS"):
+        h.tap(1, c)
+    h.press("back", held=True)
+    assert h.table.scans[0] == [parse_card("AS"), parse_card("KS")]
+    assert h.lines() == ["flip JH", "flip JS"]
+    for c in ("QS", "AC", "KC", "QC", "AD"):
+        h.tap(1, c)
+    v = h.tap(1, "9H")
+    assert v.alert.text == "P1's hand is scanned: waiting for P2 to scan"
+
+
+def test_taps_on_a_pad_with_two_cards_say_why(towers):
+    towers_to_play(towers)
+    towers.table.handle(PadConflict(1))
+    towers.press("back")
+    v = towers.tap(1, "AS")
+    assert v.alert.text == "Two cards on P1's pad: lift one" and towers.lines()[-1] == "accept"
+
+
+def test_a_full_card_at_the_first_new_match_keeps_the_menu(tmp_path):
+    """Issue 6: a storage error when the first match starts is an alert, never a dead screen."""
+    from assistant.journal import JournalError
+
+    class FullJournal(Journal):
+        def new_match(self, *a):
+            raise JournalError("the storage card is full: this action was not saved")
+    t = Table(FullJournal(str(tmp_path / "j.sqlite3")), DECK, pads=TOWERS_PADS)
+    v = t.handle(ButtonPressed("ok"))
+    assert v.phase == "menu" and v.alert.text.startswith("the storage card is full")
+    v = t.handle(ButtonPressed("back"))
+    assert v.phase == "menu"
