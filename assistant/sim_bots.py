@@ -92,6 +92,9 @@ def perform(sim, action):
         sim.tap(t.pads.index(f"P{e.dealer + 1}"), action.card)
     elif kind == "trump":
         sim.tap(pad_for(t, e.bidder), action.card)
+    elif kind == "hand":  # deal scan: the player taps each card of their hand on their pad
+        for c in action.cards:
+            sim.tap(pad_for(t, action.seat), c)
     elif kind == "claim":
         menu_pick(sim, "Claim")
     elif kind == "finish":
@@ -108,14 +111,18 @@ def perform(sim, action):
 
 
 def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
-    """Play ``matches`` whole matches; returns 0 when every injected renege was proven."""
+    """Play ``matches`` whole matches; returns 0 when every injected renege was proven (or, with
+    deal scan, refused at once)."""
     rng = random.Random(seed)
-    total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0)
+    scan = sim.table.deal_scan
+    if scan and game != "towers":
+        raise SimError("the bots scan hands in towers only (Twenty-Nine scans come after the trump card)")
+    total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0, refused=0)
     started = time.perf_counter()
     for k in range(matches):
         start_match(sim, game)
-        bot = _bot(game, seed * 1000 + k, renege_rate)
-        proven = _play(sim, bot, rng, claim_rate, total)
+        bot = _bot(game, seed * 1000 + k, 0.0 if scan else renege_rate, known_hands=scan)
+        proven = _play(sim, bot, rng, claim_rate, total, renege_rate if scan else 0.0)
         injected = [tuple(x) for x in bot.injected_log]
         got = [(r.seat, r.hand, r.trick) for r in proven]
         total["injected"] += len(injected)
@@ -127,22 +134,42 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
         out(f"match {k + 1}: winner {' and '.join(s['winner'])}, score {s['score']}, "
             f"{len(m.actions)} actions, reneges injected {len(injected)}, proven {len(got)}")
     elapsed = time.perf_counter() - started
+    refused = f", illegal cards refused at once {total['refused']}" if scan else ""
     out(f"{game}: {matches} matches, {total['actions']} actions through the full stack "
         f"in {elapsed:.1f} s; reneges injected {total['injected']}, proven {total['proven']}, "
-        f"false alerts {total['false']}, unproven {total['missed']}; claims {total['claims']}")
+        f"false alerts {total['false']}, unproven {total['missed']}; claims {total['claims']}{refused}")
     ok = total["injected"] == total["proven"] and not total["false"] and not total["missed"]
     return 0 if ok else 1
 
 
-def _bot(game, seed, renege_rate):
+def _bot(game, seed, renege_rate, known_hands=False):
     if game == "towers":
         from .bot_towers import TowersBot
-        return TowersBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0)
+        return TowersBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0,
+                         known_hands=known_hands, skip_discard_rate=0.0 if known_hands else 0.3)
     from .bot_twentynine import TwentyNineBot
     return TwentyNineBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0)
 
 
-def _play(sim, bot, rng, claim_rate, total):
+def _try_renege(sim, bot, total):
+    """Deal scan: tap a card that does not follow (the box knows the hand) and check it is
+    refused at once, with a reason, and nothing applied (T9's correction)."""
+    from .towers import EFFECTIVE
+    e = sim.table.match.engine
+    seat, hand = e.to_act, sorted(bot.hands[e.to_act])
+    led = EFFECTIVE[e.trump][e.trick[0][1]]
+    others = [c for c in hand if EFFECTIVE[e.trump][c] != led]
+    if not others or len(others) == len(hand):
+        return
+    before = len(sim.table.match.actions)
+    sim.tap(pad_for(sim.table, seat), others[0])
+    alert = sim.table.alert
+    if len(sim.table.match.actions) != before or alert is None or "must follow" not in alert.text:
+        raise SimError(f"an illegal card was not refused at once ({alert})")
+    total["refused"] += 1
+
+
+def _play(sim, bot, rng, claim_rate, total, try_rate=0.0):
     m = sim.table.match
     while m.engine.phase != "over":
         e = m.engine
@@ -156,6 +183,8 @@ def _play(sim, bot, rng, claim_rate, total):
         action = bot.next_action(e)
         if action is None:
             break
+        if try_rate and action.kind == "play" and e.trick and rng.random() < try_rate:
+            _try_renege(sim, bot, total)
         before = len(m.actions)
         perform(sim, action)
         _check(sim, before, action)

@@ -92,3 +92,14 @@ def test_face_down_trump_is_never_shown_or_logged_before_it_is_revealed(sim_fact
     assert failures == []
     assert seen_hidden > 50  # many frames were checked with the card face down
     assert any("trump" in r.getMessage() and "face down" in r.getMessage() for r in caplog.records)
+
+
+def test_deal_scan_refuses_illegal_cards_at_once_through_the_full_stack(sim_factory):
+    """T9's correction: with every hand scanned on its pad, a card that does not follow is refused
+    at once with a reason (the bots try some), so no renege is ever established."""
+    sim = sim_factory("towers", deal_scan=True)
+    lines = []
+    assert run_bots(sim, "towers", 1, 3, 0.3, out=lines.append) == 0, lines
+    refused = int(lines[-1].split("refused at once ")[1])
+    assert refused > 0 and "proven 0" in lines[-1]
+    assert sum(a.kind == "hand" for a in sim.table.match.actions) >= 2
