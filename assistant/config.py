@@ -18,17 +18,15 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+from assistant.scenario import OPTIONS as SCENARIO_OPTIONS
+
 EXAMPLE = Path(__file__).with_name("config.example.toml")
 DRIVERS = ("ssd1306", "sh1106", "dummy", "emulator")
 GAMES = ("towers", "twenty-nine")
-# Twenty-Nine option keys and their allowed values, default first (scenario format, rulings).
-GAME_OPTIONS = {
-    "trick_trumps": ("whole", "after-call"),
-    "pair": ("off", "on"),
-    "double": ("off", "on"),
-    "scoring": ("seed", "pagat"),
-    "two_point_bid": (20, 21),
-}
+# Twenty-Nine option keys and their allowed values, default first: the scenario format's own
+# table, with two_point_bid as the number TOML writes.
+GAME_OPTIONS = {key: tuple(int(v) if v.isdigit() else v for v in values)
+                for key, values in SCENARIO_OPTIONS.items()}
 
 
 class ConfigError(ValueError):

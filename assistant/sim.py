@@ -210,6 +210,13 @@ def screen_words(view):
     return words
 
 
+# typed word -> (gesture, button)
+KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "left": ("press", "left"),
+        "d": ("press", "right"), "right": ("press", "right"), "b": ("press", "back"),
+        "back": ("press", "back"), "m": ("hold", "ok"), "menu": ("hold", "ok"),
+        "u": ("hold", "back"), "undo": ("hold", "back")}
+
+
 def interactive(sim):
     from .display import to_terminal
     print("card-assistant sim: type a card (JS, or '2 JS' for pad 2), a/d left/right, Enter OK,\n"
@@ -224,18 +231,9 @@ def interactive(sim):
         word = line.lower()
         if word == "q":
             return 0
-        if word in ("", "ok"):
-            sim.press("ok")
-        elif word in ("a", "left"):
-            sim.press("left")
-        elif word in ("d", "right"):
-            sim.press("right")
-        elif word in ("b", "back"):
-            sim.press("back")
-        elif word in ("m", "menu"):
-            sim.hold("ok")
-        elif word in ("u", "undo"):
-            sim.hold("back")
+        if word in KEYS:
+            gesture, button = KEYS[word]
+            getattr(sim, gesture)(button)
         else:
             parts = line.split()
             try:

@@ -11,21 +11,15 @@ fails, never skips.
 """
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
 
-TESTS = Path(__file__).resolve().parent.parent / "firmware" / "tests"
-sys.path[:0] = [str(TESTS.parent), str(TESTS)]
-try:
-    import fw_checks
-    from presence import CONFLICT, EMPTY, Presence
-finally:
-    del sys.path[:2]
-    for name in ("fw_checks", "sim_mfrc522", "app", "mfrc522", "presence", "proto"):
-        sys.modules.pop(name, None)  # generic names: keep them out of other tests' way
+from firmware_import import FIRMWARE, import_firmware
+
+TESTS = FIRMWARE / "tests"
+fw_checks, presence = import_firmware("fw_checks", "presence")
+CONFLICT, EMPTY, Presence = presence.CONFLICT, presence.EMPTY, presence.Presence
 
 fw_checks.load_vectors(TESTS.parent / "protocol_vectors.json")
 

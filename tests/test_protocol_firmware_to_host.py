@@ -5,21 +5,15 @@ lines; assistant.reader.Tracker reads them. So the two sides agree on the
 protocol beyond the shared vectors: boot banner and snapshot, taps, two tags
 on a pad, a missing reader, and a host command answered.
 """
-import sys
-from pathlib import Path
 
 from assistant.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
 from assistant.protocol import frame
 from assistant.reader import Tracker
 
-TESTS = Path(__file__).resolve().parent.parent / "firmware" / "tests"
-sys.path[:0] = [str(TESTS.parent), str(TESTS)]
-try:
-    import fw_checks
-finally:
-    del sys.path[:2]
-    for name in ("fw_checks", "sim_mfrc522", "app", "mfrc522", "presence", "proto"):
-        sys.modules.pop(name, None)  # generic names: keep them out of other tests' way
+from firmware_import import FIRMWARE, import_firmware
+
+TESTS = FIRMWARE / "tests"
+(fw_checks,) = import_firmware("fw_checks")
 
 A, B = "04A1B2C3D4E5F6", "04A1B2C3D4E5F7"
 
