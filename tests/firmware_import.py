@@ -19,3 +19,22 @@ def import_firmware(*names):
         for name in GENERIC:
             if name not in before:
                 sys.modules.pop(name, None)
+
+
+def hw_constants():
+    """The constant assignments of firmware/hw.py (pins, SPI settings), read without importing
+    it: hw.py imports ``machine``, which exists only on the Pico."""
+    import ast
+    out = {}
+    for node in ast.parse((FIRMWARE / "hw.py").read_text()).body:
+        if isinstance(node, ast.Assign):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            target = node.targets[0]
+            if isinstance(target, ast.Tuple):
+                out.update({t.id: v for t, v in zip(target.elts, value)})
+            else:
+                out[target.id] = value
+    return out

@@ -2,20 +2,12 @@
 import time
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from assistant.alerts import PATTERNS, Alerts
 from assistant.config import Pins
 from assistant.view import ALERT_KINDS, Alert
 
 PINS = Pins()
-
-
-@pytest.fixture
-def factory():
-    f = MockFactory()
-    yield f
-    f.close()
 
 
 def rises(pin):

@@ -2,20 +2,12 @@
 import queue
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from assistant.buttons import NAMES, Buttons
 from assistant.config import Pins
 from assistant.events import ButtonPressed
 
 PINS = Pins()
-
-
-@pytest.fixture
-def factory():
-    f = MockFactory()
-    yield f
-    f.close()
 
 
 def make(factory, hold_time=5.0):

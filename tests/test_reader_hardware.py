@@ -5,33 +5,18 @@
 - The udev rule matches MicroPython's USB id, names /dev/card-reader (the port
   `card-assistant enroll` and the reader default to), and is well formed.
 """
-import ast
 import re
 from pathlib import Path
 
 from assistant import enroll
+
+from firmware_import import hw_constants
 
 ROOT = Path(__file__).resolve().parents[1]
 # The Pico's physical pin for each GP (Raspberry Pi Pico datasheet, pinout).
 PICO_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16,
             13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29,
             26: 31, 27: 32, 28: 34}
-
-
-def hw_constants():
-    out = {}
-    for node in ast.parse((ROOT / "firmware" / "hw.py").read_text()).body:
-        if isinstance(node, ast.Assign):
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
-                continue
-            target = node.targets[0]
-            if isinstance(target, ast.Tuple):
-                out.update({t.id: v for t, v in zip(target.elts, value)})
-            else:
-                out[target.id] = value
-    return out
 
 
 def pin_table():

@@ -6,12 +6,13 @@
 - The Pi side uses the BCM GPIOs of assistant/config.py's defaults, and the header pins of
   hardware/pins.md.
 """
-import ast
 import importlib.util
 import re
 from pathlib import Path
 
 from PIL import Image
+
+from firmware_import import hw_constants
 
 ROOT = Path(__file__).resolve().parents[1]
 HW = ROOT / "hardware"
@@ -49,24 +50,6 @@ def test_drawing_is_deterministic():
     assert wiring.draw().tobytes() == wiring.draw().tobytes()
 
 
-def firmware_constants():
-    tree = ast.parse((ROOT / "firmware" / "hw.py").read_text())
-    consts = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign):
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
-                continue
-            targets = node.targets[0]
-            if isinstance(targets, ast.Tuple):
-                for t, v in zip(targets.elts, value):
-                    consts[t.id] = v
-            else:
-                consts[targets.id] = value
-    return consts
-
-
 # Raspberry Pi Pico: physical pin of every GPn (datasheet pinout).
 PICO_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15,
             12: 16, 13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27,
@@ -74,7 +57,7 @@ PICO_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 1
 
 
 def test_reader_pins_match_the_firmware():
-    fw = firmware_constants()
+    fw = hw_constants()
     bus = {signal: gp for signal, gp, _, _ in wiring.PICO_BUS}
     assert (bus["SCK"], bus["MOSI"], bus["MISO"], bus["RST"]) == (
         fw["SCK"], fw["MOSI"], fw["MISO"], fw["RST_PIN"])
