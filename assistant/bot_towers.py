@@ -16,7 +16,7 @@ import random
 
 from .cards import BLACK_JACKS, TOWERS_PACK
 from .scenario import Action
-from .towers import EFFECTIVE
+from .towers import EFFECTIVE, SURE
 
 PACK = sorted(TOWERS_PACK)
 
@@ -110,7 +110,8 @@ class TowersBot:
             follow = [c for c in cards if EFFECTIVE[trump][c] == led]
             if follow:
                 others = [c for c in cards if EFFECTIVE[trump][c] != led]
-                if others and engine.known[seat] is None and rng.random() < self.renege_rate:
+                unsure = engine.known[seat] is None and engine.holds(seat, led) != SURE
+                if others and unsure and rng.random() < self.renege_rate:
                     self.injected += 1
                     self.injected_log.append((seat, engine.hand_no, engine.done + 1))
                     follow = others

@@ -17,6 +17,7 @@ from .renege import RenegeBook
 from .rules import Flip, Refused
 
 TOWERS_TO_WIN = 5
+NO, MAYBE, SURE = 0, 1, 2  # what the engine knows of a holding (``Towers.holds``)
 FIRST_HAND = 7
 
 
@@ -263,15 +264,11 @@ class Towers:
         if self.trick:
             led = EFFECTIVE[trump][self.trick[0][1]]
             if eff != led:
-                failed = led
-                hand = self.known[seat]
-                if hand is not None:
-                    held = sum(1 for x in hand if EFFECTIVE[trump][x] == led)
-                    sure = held >= 2 if (self.uncertain and seat == self.dealer) else held >= 1
-                    if sure:
-                        raise Refused(f"{who} must follow {suit_words(led)}")
-                    if not held:
-                        failed = None
+                held = self.holds(seat, led)
+                if held == SURE:
+                    raise Refused(f"{who} must follow {suit_words(led)}")
+                if held == MAYBE:
+                    failed = led
         # the card is accepted from here on
         self.discard_open = False
         self.played.add(c)
@@ -290,6 +287,24 @@ class Towers:
             self._finish_trick()
         else:
             self.to_act = 1 - seat
+
+    def holds(self, seat, suit):
+        """Whether ``seat`` holds a card of effective ``suit``: SURE, NO or MAYBE.
+
+        Sure holdings (rulings, settled since): a known hand, or the up-card the dealer
+        picked up once the discard was recorded as another card, until it is played.
+        With an unrecorded discard one card of the dealer's known hand is in doubt."""
+        trump = self.trump
+        hand = self.known[seat]
+        if hand is not None:
+            held = sum(1 for x in hand if EFFECTIVE[trump][x] == suit)
+            if held >= (2 if (self.uncertain and seat == self.dealer) else 1):
+                return SURE
+            return MAYBE if held else NO
+        if (seat == self.dealer and suit == trump and self.picked_up and self.discard is not None
+                and self.discard != self.up_card and self.up_card not in self.played):
+            return SURE
+        return MAYBE
 
     def _check_card(self, seat, c, who):
         if c not in TOWERS_PACK:
@@ -376,9 +391,14 @@ class Towers:
                 self.score[seat] += 1
                 if self.score[seat] >= TOWERS_TO_WIN:
                     self.winner, self.phase, self.to_act, self.dealer = seat, "over", None, None
+                    self.hand_size = size  # the figures of the last hand played
                 elif self.phase == "over":
                     self._new_tower()
                 return
+            self._win_towers(seat, 1)
+            if self.phase == "over":
+                self.hand_size = size
+            return
         self._win_towers(seat, 1)
 
     # -- claims and accusations (T9) ---------------------------------------------------
@@ -387,6 +407,8 @@ class Towers:
         if self.hand_no == 0:
             raise Refused("no hand has begun: there is no renege to claim")
         sides = [s for s in (0, 1) if self.book.claimable(s)]
+        if self.phase == "over" and (not sides or (a.seat is not None and a.seat not in sides)):
+            return  # after the match: a claim without effect is heard and changes nothing
         if a.seat is not None:
             if a.seat not in sides:
                 raise Refused(f"{self.name(a.seat)} has no proven renege by the opponent to claim "

@@ -597,9 +597,11 @@ class TwentyNine:
         claimant = self._seat(a)
         if self.hand_no == 0:
             raise Refused("no round has begun: there is no renege to claim")
+        sides = self.claimable_sides()
+        if self.phase == "over" and (not sides or (claimant is not None and SIDE_OF[claimant] not in sides)):
+            return  # after the match: a claim without effect is heard and changes nothing
         if self.book.settled:
             raise Refused("this round's renege penalty is already settled")
-        sides = self.claimable_sides()
         if claimant is not None:
             side = SIDE_OF[claimant]
             if side not in sides:
@@ -623,8 +625,6 @@ class TwentyNine:
         book = self.book
         side = 1 - SIDE_OF[accused]
         proven = not book.settled and book.proven_against(accused)
-        if self.phase == "over" and not proven:
-            raise Refused(f"the match is over: {self.side_name(self.winner)} won")
         if self.round_open:
             if proven:
                 self._penalty(side, "accusation proven")
@@ -712,7 +712,7 @@ class TwentyNine:
         names = self.seats
         if self.revealed:
             trump = SUITS[self.trump_suit]
-        elif self.trump_set:
+        elif self.trump_set or self.seventh:  # the seventh card: set and hidden before it is dealt
             trump = "hidden"
         else:
             trump = None
