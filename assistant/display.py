@@ -123,10 +123,11 @@ def open_device(cfg):
     """A luma device for ``cfg`` (an ``assistant.config.Display``)."""
     if cfg.driver in ("ssd1306", "sh1106"):
         from luma.core.interface.serial import i2c
-        from luma.oled import device as oled
+
+        from .oled import DRIVERS  # luma's drivers, sending only the changed part of a frame
 
         serial = i2c(port=cfg.i2c_port, address=cfg.address)
-        return getattr(oled, cfg.driver)(serial, width=WIDTH, height=HEIGHT, rotate=cfg.rotate)
+        return DRIVERS[cfg.driver](serial, width=WIDTH, height=HEIGHT, rotate=cfg.rotate)
     if cfg.driver == "dummy":
         from luma.core.device import dummy
 

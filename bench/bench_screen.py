@@ -1,9 +1,16 @@
-"""Render time per frame and display push time (luma dummy, and the ssd1306 driver on luma's noop bus).
+"""The OLED bus per screen change, render time per frame and display push time.
 
-    .venv/bin/python bench/run.py screen
+    python3 dev.py bench screen
 
-Prints median and p99 in milliseconds, and ratios against the ~23 ms a full
-frame takes on a 400 kHz I2C bus (1,034 bytes x 9 bits / 400 kHz).
+1. The bus: whole bot matches of both games play on the simulated box; every frame it hands
+   its display also goes, in the same run, to assistant.oled's partial ssd1306/sh1106 and to
+   luma's stock drivers, each on luma's I2C interface with a recording bus (capture_i2c). Bytes
+   on the wire per screen change (address and control bytes included), as % of luma's full
+   frame, and as milliseconds at 400 kHz (9 clocks a byte, start/stop ignored). Also the bytes
+   that differ from the frame before, the floor for any partial write. Goal: median <= 25 %,
+   p99 <= 60 %; and the CPU time of one display() call here.
+2. Render and push: median and p99 in milliseconds, and ratios against the ~23 ms a full frame
+   takes on a 400 kHz I2C bus (1,034 bytes x 9 bits / 400 kHz).
 """
 import statistics
 import sys
@@ -20,6 +27,7 @@ from assistant.view import Alert, Menu, View  # noqa: E402
 
 I2C_FRAME_MS = 1034 * 9 / 400_000 * 1000
 N = 2000
+MATCHES = (("towers", 3, 5, ("P1", "P2", "centre")), ("twenty-nine", 2, 7, ("P1", "P2", "P3", "P4")))
 
 VIEWS = {
     "towers play": View(game="towers", seats=("P1", "P2"), phase="play", prompt="P2 to play",
@@ -53,7 +61,75 @@ def report(label, med, p99):
           f"median / I2C frame {med / I2C_FRAME_MS:6.3f}")
 
 
+def match_frames():
+    """Every frame the simulated box hands its display during whole bot matches."""
+    import tempfile
+
+    from assistant.sim import SimBox
+    from assistant.sim_bots import run_bots
+
+    frames = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for game, matches, seed, pads in MATCHES:
+            sim = SimBox(Path(tmp) / game, game, pads).start()
+            device = sim.box.display.device
+            shown = device.display
+
+            def keep(image, shown=shown):
+                frames.append(image.copy())
+                shown(image)
+            device.display = keep
+            try:
+                run_bots(sim, game, matches, seed, 0.1, out=lambda line: None)
+            finally:
+                sim.stop()
+    return frames
+
+
+def pct(samples, q):
+    s = sorted(samples)
+    return s[min(len(s) - 1, int(len(s) * q))]
+
+
+def bus():
+    from luma.oled import device as stock
+
+    from assistant.oled import DRIVERS, capture_i2c, page_bytes
+
+    frames = match_frames()
+    games = " and ".join(f"{m} {g}" for g, m, _, _ in MATCHES)
+    print(f"{len(frames)} screen changes in bot matches ({games} matches)")
+    pages = [b"".join(page_bytes(f, 128, 8)) for f in frames]
+    floor = [sum(a != b for a, b in zip(p, q)) for p, q in zip(pages, pages[1:])]
+    for driver in ("ssd1306", "sh1106"):
+        full = None
+        for label, make in (("luma stock", getattr(stock, driver)), ("partial", DRIVERS[driver])):
+            serial = capture_i2c()
+            device = make(serial, width=128, height=64)
+            sizes, cpu = [], []
+            for frame in frames:
+                before = serial.wire_bytes()
+                t = time.perf_counter()
+                device.display(frame)
+                cpu.append((time.perf_counter() - t) * 1000)
+                sizes.append(serial.wire_bytes() - before)
+            sizes = sizes[1:]  # the first frame is whole for both: the RAM is unknown at start
+            full = full or max(sizes)
+            med, p99 = statistics.median(sizes), pct(sizes, 0.99)
+            ms = lambda n: n * 9 / 400_000 * 1000  # noqa: E731
+            print(f"{driver} {label:<10} I2C bytes per screen change: median {med:.0f} "
+                  f"({100 * med / full:.0f} % of a full frame), p99 {p99} ({100 * p99 / full:.0f} %)")
+            print(f"{driver} {label:<10} I2C time at 400 kHz:         median {ms(med):.1f} ms "
+                  f"({100 * med / full:.0f} %), p99 {ms(p99):.1f} ms ({100 * p99 / full:.0f} %); "
+                  f"display() CPU median {statistics.median(cpu):.2f} ms")
+    med, p99 = statistics.median(floor), pct(floor, 0.99)
+    print(f"bytes that differ from the frame before (the floor): median {med:.0f} "
+          f"({100 * med / 1024:.0f} % of 1,024), p99 {p99} ({100 * p99 / 1024:.0f} %)")
+    print("goal: partial median <= 25 %, p99 <= 60 % of a full frame")
+
+
 def main():
+    bus()
     print(f"one full frame on 400 kHz I2C: {I2C_FRAME_MS:.1f} ms (1,034 bytes)")
     render(VIEWS["towers play"])  # warm the glyph cache, as the daemon's first frame does
     for name, view in VIEWS.items():
