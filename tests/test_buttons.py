@@ -11,8 +11,7 @@ PINS = Pins()
 
 
 def make(factory, hold_time=5.0):
-    # A press shorter than hold_time is a press. Tests release every button they press:
-    # gpiozero's hold thread of a button held down at close() waits out hold_time.
+    # A press shorter than hold_time is a press.
     q = queue.Queue()
     return Buttons(PINS, q, hold_time=hold_time, pin_factory=factory), q
 
@@ -61,7 +60,7 @@ def test_a_hold_posts_one_held_event_and_no_press(factory, name):
         p.drive_high()
         assert q.empty()
         # the next short press is a press again
-        buttons.devices[name].hold_time = 5.0
+        buttons.hold_time = 5.0
         p.drive_low()
         p.drive_high()
         assert q.get_nowait() == ButtonPressed(name, False)
@@ -72,8 +71,9 @@ def test_a_hold_posts_one_held_event_and_no_press(factory, name):
 def test_left_has_no_hold_gesture(factory):
     buttons, _ = make(factory)
     try:
-        assert buttons.devices["left"].when_held is None
-        assert buttons.devices["ok"].when_held is not None
+        assert buttons.holds == ("ok", "back")
+        assert buttons.devices["left"].when_deactivated is None
+        assert buttons.devices["ok"].when_deactivated is not None
     finally:
         buttons.close()
 
@@ -122,9 +122,54 @@ def test_open_buttons_takes_pins_and_timings_from_the_config(factory):
     buttons = open_buttons(cfg, q, pin_factory=factory)
     try:
         assert buttons.devices["ok"].pin.info.name == "GPIO26"
-        assert buttons.devices["back"].hold_time == 2.5
+        assert buttons.hold_time == 2.5
         factory.pin(26).drive_low()
         factory.pin(26).drive_high()
         assert q.get_nowait() == ButtonPressed("ok", False)
     finally:
         buttons.close()
+
+
+def test_idle_buttons_run_no_thread(factory):
+    """Issue 12 item 6: an idle box sleeps; gpiozero's hold thread per Button woke every 100 ms."""
+    import threading
+
+    before = set(threading.enumerate())
+    buttons, q = make(factory, hold_time=5.0)
+    try:
+        assert set(threading.enumerate()) == before
+        pin(factory, "ok").drive_low()  # a press starts the hold timer, the release ends it
+        assert len(set(threading.enumerate()) - before) == 1
+        pin(factory, "ok").drive_high()
+        assert q.get_nowait() == ButtonPressed("ok", False)
+        for t in set(threading.enumerate()) - before:
+            t.join(10)
+        assert set(threading.enumerate()) == before
+    finally:
+        buttons.close()
+
+
+def test_a_released_press_never_turns_into_a_hold_later(factory):
+    """The hold gesture unchanged: a timer of an earlier press cannot report a later press held."""
+    buttons, q = make(factory, hold_time=0.05)
+    try:
+        p = pin(factory, "back")
+        p.drive_low()
+        p.drive_high()
+        assert q.get_nowait() == ButtonPressed("back", False)
+        buttons.hold_time = 5.0
+        p.drive_low()  # a second press, held below its hold time while the first timer is due
+        with pytest.raises(queue.Empty):
+            q.get(timeout=0.3)
+        p.drive_high()
+        assert q.get_nowait() == ButtonPressed("back", False)
+    finally:
+        buttons.close()
+
+
+def test_a_button_down_at_close_posts_nothing_after(factory):
+    buttons, q = make(factory, hold_time=0.05)
+    pin(factory, "ok").drive_low()
+    buttons.close()
+    with pytest.raises(queue.Empty):
+        q.get(timeout=0.3)
