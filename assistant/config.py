@@ -14,6 +14,7 @@ Traceback (most recent call last):
 ...
 assistant.config.ConfigError: config: unknown key [display] adress (known: driver, i2c_port, address, rotate)
 """
+import math
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -112,6 +113,8 @@ def _check_type(where, key, value, default):
     ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
     if want is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if want is float and isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{where}: [{key}] should be a finite number, not {value!r}")
     if not ok:
         raise ConfigError(f"{where}: [{key}] should be {want.__name__}, not {value!r}")
     return value
@@ -190,6 +193,16 @@ def load(path=None):
             data = tomllib.load(f)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a config file") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: cannot be read (permission denied)") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot be read ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deep to be a config file") from None
     return from_dict(data, str(path))

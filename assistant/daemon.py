@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from .events import Tick
-from .journal import Journal, JournalError, JournalTooNew
+from .journal import Journal, JournalError, JournalTooNew, JournalUnavailable
 from .notify import Notifier
 from .scenario import format_action
 from .table import HIDDEN_KINDS, Table
@@ -120,17 +120,20 @@ class Box:
 
 
 class JournalRefused:
-    """Stands in for the table when the journal was written by a newer card-assistant: the box
-    shows why and keeps running (the watchdog fed, no restart loop every few seconds) until it
-    is stopped; the journal is neither read nor written."""
+    """Stands in for the table when the journal cannot be used: written by a newer card-assistant,
+    or a state folder that cannot hold one (a file, read-only, not permitted). The box shows why
+    and keeps running (the watchdog fed, no restart loop every few seconds) until it is stopped;
+    the journal is neither read nor written."""
     match = None
     journal = None
+    NEWER = "Journal from a newer card-assistant: update this box. Journal kept."
 
-    def __init__(self, game, pads):
+    def __init__(self, game, pads, text=NEWER, title="Newer version"):
         from .view import Alert
         self.game = game
         self.pads = tuple(pads)
-        self.alert = Alert("info", "Journal from a newer card-assistant: update this box. Journal kept.")
+        self.title = title
+        self.alert = Alert("info", text[:120])
 
     def handle(self, event):
         return self.view()
@@ -139,7 +142,7 @@ class JournalRefused:
         from .view import Menu, View
         seats = ("P1", "P2") if self.game == "towers" else ("P1", "P2", "P3", "P4")
         return View(game=self.game, seats=seats, phase="menu", alert=self.alert,
-                    menu=Menu("Journal", ("Newer version",)))
+                    menu=Menu("Journal", (self.title,)))
 
 
 def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
@@ -148,6 +151,8 @@ def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
     resumed = journal.resume()
     table = Table(journal, deck, pads=pads, game=cfg_game.game, options=cfg_game.options(),
                   deal_scan=deal_scan, match=resumed.match)
+    for problem in resumed.problems:  # in full in the log; the screen has room for the first
+        log.warning("%s", problem)
     if resumed.problems:
         table._alert("info", "; ".join(resumed.problems)[:120])
     if resumed.match is not None:
@@ -177,8 +182,7 @@ def main(argv):
     except ConfigError as e:
         log.error("%s", e)
         return 2
-    state_dir = args.state_dir or cfg.paths.state_dir
-    Path(state_dir).mkdir(parents=True, exist_ok=True)
+    state_dir = args.state_dir or cfg.paths.state_dir  # the journal makes it (private), or says why not
     deck_path = Path(cfg.paths.deck) if os.path.isabs(cfg.paths.deck) else Path(state_dir) / cfg.paths.deck
     deck, deck_problem = load_deck_or_warn(deck_path)
     return run_box(cfg, state_dir, deck, deck_problem)
@@ -198,7 +202,10 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     except JournalTooNew as e:  # said once per start, and on the screen until stopped
         log.error("%s", e)
         table = JournalRefused(cfg.game.game, cfg.table.pads)
-    except JournalError as e:  # locked, or a failing card: exit, and systemd tries again shortly
+    except JournalUnavailable as e:  # a state folder that cannot hold a journal: no restart loop
+        log.error("%s", e)
+        table = JournalRefused(cfg.game.game, cfg.table.pads, f"No journal: {e}", "Storage problem")
+    except JournalError as e:  # locked by another program: exit, and systemd tries again shortly
         log.error("%s", e)
         return 1
     if deck_problem and table.journal is not None:

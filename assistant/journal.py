@@ -23,8 +23,10 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 
+from . import journal_files as files
 from .match import Match
 from .rules import Refused
+from .salvage import MAX_LINE, BadRow, check_line, check_match, check_schema, salvage
 from .scenario import ScenarioError, format_action, parse_action
 
 SCHEMA_VERSION = 1
@@ -50,6 +52,14 @@ class JournalTooNew(JournalError):
     read it, write to it or set it aside: it is left exactly as it is for that version."""
 
 
+class JournalBusy(JournalError):
+    """Another program holds the journal's lock: it is left as it is (systemd tries again)."""
+
+
+class JournalUnavailable(JournalError):
+    """The state directory or the journal cannot be used at all; one line naming the path."""
+
+
 @dataclass
 class Resumed:
     match: Match | None
@@ -58,29 +68,42 @@ class Resumed:
 
 
 class Journal:
-    def __init__(self, path):
-        self.path = path
+    """The box's journal. ``readonly=True`` opens it for reading only (``card-assistant export``
+    while the daemon runs): nothing is ever written, set aside or recovered."""
+
+    def __init__(self, path, readonly=False):
+        self.path = os.path.abspath(path)
+        self.readonly = readonly
         self.match_id = None
         self._seq = 0
-        self.problems = []
-        self.db = self._open()
+        self.problems = []  # plain words, said once at start (screen and log)
+        self.recovered = None  # the Salvaged record when a damaged file was set aside
+        self.db = self._open_for_reading() if readonly else self._open()
 
+    # --- opening: every problem is handled here, once, at start
     def _open(self):
-        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        files.private_dir(os.path.dirname(self.path))
+        files.finish_recovery(self.path)
+        if os.path.lexists(self.path) and not os.path.isfile(self.path):
+            raise JournalUnavailable(f"{self.path}: the journal's name is taken by something that "
+                                     "is not a file; move it away")
+        try:
+            files.private_file(self.path)
+        except OSError as e:
+            if not os.path.exists(self.path):
+                raise JournalUnavailable(files.say(self.path, e, "cannot create the journal")) from None
         try:
             db = self._connect()
-        except sqlite3.OperationalError as e:
-            # locked by another program, a full or failing card: the file itself may be sound, so it
-            # is left where it is (setting it aside would start an empty journal and lose the match)
-            raise JournalError(f"the journal could not be opened ({e}); it is left as it is") from None
-        except sqlite3.DatabaseError as e:  # not a database, or a malformed one: keep it, start anew
-            aside = f"{self.path}.damaged-{int(time.time())}"
-            for suffix in ("-wal", "-shm"):  # its write-ahead log goes with it, never to the new file
-                if os.path.exists(self.path + suffix):
-                    os.replace(self.path + suffix, aside + suffix)
-            os.replace(self.path, aside)
-            self.problems.append(f"the journal was unreadable ({e}); kept as {os.path.basename(aside)}")
-            db = self._connect()
+        except JournalTooNew:
+            raise
+        except (sqlite3.DatabaseError, BadRow) as e:
+            kind = _kind(e, self.path)
+            if kind == "busy":
+                raise JournalBusy(f"the journal {self.path} could not be opened ({e}): another program "
+                                  "holds it; it is left as it is") from None
+            if kind in ("readonly", "full"):
+                return self._open_read_only_box(e, kind)
+            return self._recover(e)
         return db
 
     def _connect(self):
@@ -96,12 +119,61 @@ class Journal:
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(SCHEMA)
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        except (sqlite3.DatabaseError, JournalTooNew):
+            check(db)
+        except BaseException:
             db.close()
             raise
         return db
 
+    def _open_for_reading(self):
+        if not os.path.isfile(self.path):
+            raise JournalUnavailable(f"{self.path}: no journal there")
+        try:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
+                                 check_same_thread=False)
+            db.execute("PRAGMA query_only=ON")
+            stored = _stored_version(db)
+        except sqlite3.Error as e:
+            raise JournalUnavailable(f"{self.path}: cannot read the journal ({e})") from None
+        if stored is not None and stored > SCHEMA_VERSION:
+            db.close()
+            raise JournalTooNew(f"{self.path}: written by a newer card-assistant (schema {stored})")
+        return db
+
+    def _open_read_only_box(self, e, kind):
+        """The card or the folder is read-only (or full): show the match, save nothing, say so."""
+        try:
+            db = self._open_for_reading()
+            check(db)
+        except (JournalError, sqlite3.Error, BadRow) as again:
+            raise JournalUnavailable(f"{self.path}: the journal is read-only ({e}) and cannot be read "
+                                     f"({again})") from None
+        self.readonly = True
+        what = "read-only" if kind == "readonly" else "on a full card"
+        self.problems.append(f"the journal {self.path} is {what} ({e}): new actions cannot be saved")
+        return db
+
+    def _recover(self, error):
+        """Set the damaged file aside (with its -wal/-shm), keep every action that can still be
+        read, and go on from a new journal holding them."""
+        reason = _hidden_safe_error(error)
+        found = salvage(self.path)
+        try:
+            aside = files.replace_with_recovered(self.path, lambda tmp: _write_recovered(tmp, found))
+            db = self._connect()
+        except (OSError, sqlite3.Error, BadRow) as e:
+            raise JournalUnavailable(files.say(self.path, e, "the journal is damaged and a repaired copy "
+                                                            "cannot be written")) from None
+        self.recovered = found
+        left = f"; {found.unreadable} unreadable row(s) left out" if found.unreadable else ""
+        self.problems.append(f"Journal damaged: {found.count} action(s) recovered; damaged file kept "
+                             f"as {os.path.basename(aside)} (in {os.path.dirname(aside)}; {reason}{left})")
+        return db
+
+    # --- writing
     def _write(self, sql, args):
+        if self.readonly:
+            raise JournalError("the storage card is read-only: this action was not saved")
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
@@ -128,68 +200,152 @@ class Journal:
         row = self.db.execute("SELECT seats FROM matches WHERE id=?", (self.match_id,)).fetchone()
         return tuple(json.loads(row[0]))
 
-    def resume(self, match_id=None):
-        """Rebuild the latest (or a given) match; a damaged tail is set aside, never guessed at."""
-        problems = list(self.problems)
+    # --- reading
+    def match_ids(self):
+        return [r[0] for r in self.db.execute("SELECT id FROM matches ORDER BY id")]
+
+    def read(self, match_id=None):
+        """``(match, rows, problem)`` of the latest (or a given) match, written nowhere: ``match`` is
+        rebuilt from the good rows, ``rows`` are every stored ``(seq, line)``, and ``problem`` is
+        None or ``(index of the first row that could not be applied, reason)``."""
         if match_id is None:
-            row = self.db.execute("SELECT max(id) FROM matches").fetchone()
-            match_id = row[0]
-        if match_id is None:
-            return Resumed(None, None, problems)
-        game, seats, options = self.db.execute(
-            "SELECT game, seats, options FROM matches WHERE id=?", (match_id,)).fetchone()
-        seats = tuple(json.loads(seats))
-        match = Match(game, seats, json.loads(options))
+            match_id = self.db.execute("SELECT max(id) FROM matches").fetchone()[0]
+        row = self.db.execute("SELECT game, seats, options, started FROM matches WHERE id=?",
+                              (match_id,)).fetchone() if match_id is not None else None
+        if row is None:
+            return None, [], None
+        game, seats, options = check_match(*row)
+        match = Match(game, seats, options)
         rows = self.db.execute("SELECT seq, line FROM actions WHERE match=? ORDER BY seq",
                                (match_id,)).fetchall()
-        good = 0
         for i, (seq, line) in enumerate(rows):
             try:
+                check_line(seq, line)
                 if seq != i + 1:
                     raise ScenarioError(seq, f"action {i + 1} is missing")
                 match.apply(parse_action(line.split(), game, seats, seq))
-            except (ScenarioError, Refused, IndexError) as e:
-                bad = rows[i:]
-                problems.append(f"the journal's last {len(bad)} action(s) could not be read "
-                                f"and were set aside ({_hidden_safe(e)})")
-                self._set_aside(match_id, bad, str(e))
-                break
-            good = seq
+            except (ScenarioError, Refused, BadRow) as e:
+                return match, rows, (i, _hidden_safe(e))
+        return match, rows, None
+
+    def resume(self, match_id=None):
+        """Rebuild the latest (or a given) match and make it the current one; a tail that cannot be
+        applied is set aside (in the journal's ``set_aside`` table), never guessed at."""
+        problems = list(self.problems)
+        if match_id is None:
+            match_id = self.db.execute("SELECT max(id) FROM matches").fetchone()[0]
+        match, rows, problem = self.read(match_id)
+        if match is None:
+            return Resumed(None, None, problems)
+        good = len(rows)
+        if problem is not None:
+            good, why = problem
+            bad = rows[good:]
+            problems.append(f"the journal's last {len(bad)} action(s) could not be read "
+                            f"and were set aside ({why})")
+            self._set_aside(match_id, bad, why)
         self.match_id, self._seq = match_id, good
         return Resumed(match, match_id, problems)
 
     def _set_aside(self, match_id, rows, reason):
+        if self.readonly:
+            return
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
                 for seq, line in rows:
-                    self.db.execute("INSERT INTO set_aside VALUES (?, ?, ?, ?)", (match_id, seq, line, reason))
+                    self.db.execute("INSERT INTO set_aside VALUES (?, ?, ?, ?)",
+                                    (match_id, seq, str(line)[:MAX_LINE], reason))
                     self.db.execute("DELETE FROM actions WHERE match=? AND seq=?", (match_id, seq))
         except sqlite3.Error:
             pass  # the rows stay; the next resume sets them aside again
 
     def export(self, match_id=None):
-        """The scenario text of a stored match: every action as journaled, undo lines included."""
-        resumed = self.resume(match_id)
-        if resumed.match is None:
+        """The scenario text of a stored match: every action as journaled, undo lines included, up
+        to the first one that cannot be applied. Reads only: the current match does not change."""
+        match, rows, problem = self.read(match_id)
+        if match is None:
             return None
-        m = resumed.match
-        rows = self.db.execute("SELECT line FROM actions WHERE match=? ORDER BY seq",
-                               (resumed.match_id,)).fetchall()
-        header = m.export().split("\n")
+        good = rows if problem is None else rows[:problem[0]]
+        header = match.export().split("\n")
         header = [h for h in header if h.startswith(("game", "seats", "option", "#"))]
-        return "\n".join(header + [r[0] for r in rows]) + "\n"
+        return "\n".join(header + [line for _, line in good]) + "\n"
 
     def close(self):
         self.db.close()
 
 
+def check(db):
+    """Raise (sqlite3.DatabaseError or BadRow) unless SQLite finds the file sound and every row
+    holds what the journal writes. Run at every start: an index that disagrees with its table is
+    found here (integrity_check), not by a missing action in the middle of a match."""
+    result = db.execute("PRAGMA integrity_check(1)").fetchone()
+    if result != ("ok",):
+        raise sqlite3.DatabaseError(f"integrity check: {str(result[0])[:80] if result else 'no answer'}")
+    for key, value in db.execute("SELECT key, value FROM meta"):
+        if key == "schema":
+            check_schema(value)
+    ids = set()
+    for row in db.execute("SELECT id, game, seats, options, started FROM matches"):
+        check_match(*row[1:])
+        ids.add(row[0])
+    for mid, seq, line in db.execute("SELECT match, seq, line FROM actions"):
+        check_line(seq, line)
+        if mid not in ids:
+            raise BadRow("an action of a match that is not in the journal")
+
+
+def _write_recovered(path, found):
+    """A new journal at ``path`` holding ``found``: each match's actions up to the first gap;
+    what follows a gap, and rows whose match is lost, go to ``set_aside``."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.executescript(SCHEMA)
+        db.execute("BEGIN")
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        for mid, (game, seats, options, started) in sorted(found.matches.items()):
+            db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
+                       (mid, game, json.dumps(list(seats)), json.dumps(options), started))
+            lines = found.actions.get(mid, {})
+            for seq in sorted(lines):
+                if all(s in lines for s in range(1, seq)):
+                    db.execute("INSERT INTO actions VALUES (?, ?, ?)", (mid, seq, lines[seq]))
+                else:
+                    found.set_aside.append((mid, seq, lines.pop(seq), "an earlier action is missing"))
+        db.executemany("INSERT INTO set_aside VALUES (?, ?, ?, ?)", found.set_aside)
+        db.execute("COMMIT")
+    finally:
+        db.close()
+
+
+def _kind(e, path):
+    """busy, readonly, full or damaged, from SQLite's own error name and the file's access."""
+    name = getattr(e, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return "busy"
+    if name.startswith("SQLITE_FULL"):
+        return "full"
+    writable = os.access(path, os.W_OK) and os.access(os.path.dirname(path), os.W_OK)
+    if name.startswith("SQLITE_READONLY") or (name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR"))
+                                              and not writable):
+        return "readonly"
+    return "damaged"
+
+
+def _hidden_safe_error(e):
+    if isinstance(e, BadRow):
+        return str(e)
+    text = str(e)
+    return text[:80] if text.isprintable() else "unreadable"
+
+
 def _stored_version(db):
-    """The schema version a journal file records, or None for a new (empty) file."""
+    """The schema version a journal file records, or None for a new (empty) file; BadRow when
+    the number is not a number."""
     if not db.execute("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()[0]:
         return None
     row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    return int(row[0]) if row else None
+    return check_schema(row[0]) if row else None
 
 
 def _plain(e):
@@ -203,4 +359,4 @@ def _plain(e):
 
 def _hidden_safe(e):
     """A reason for the alert that names no card (a damaged row may be a hidden one)."""
-    return "unreadable line" if isinstance(e, (ScenarioError, IndexError)) else "refused by the rules"
+    return "refused by the rules" if isinstance(e, Refused) else "unreadable line"

@@ -1,0 +1,104 @@
+"""The journal's files on disk: a private folder and file, and swapping a damaged journal for a
+repaired one without a moment where a power cut could leave neither.
+
+The journal holds hidden information (the face-down trump, scanned hands), so whoever starts the
+box, its folder is created 0700 and its file 0600 (SQLite gives the ``-wal`` and ``-shm`` the
+file's mode).
+"""
+import errno
+import os
+import time
+
+AFTER_RECOVERY = ".recovered"  # the repaired journal, ready, until it takes the journal's name
+
+
+def say(path, e, what):
+    """One line naming the path and what is wrong, from an OSError (or any error)."""
+    reason = {errno.EACCES: "permission denied", errno.EPERM: "not permitted",
+              errno.EROFS: "on a read-only file system", errno.ENOSPC: "the card is full",
+              errno.ENOTDIR: "a part of the path is a file, not a folder",
+              errno.EEXIST: "it is a file, not a folder", errno.ENOENT: "no such folder"}.get(
+                  getattr(e, "errno", None), str(getattr(e, "strerror", None) or e))
+    return f"{path}: {what} ({reason})"
+
+
+def private_dir(folder):
+    """Make ``folder`` (0700 when this creates it); a path that cannot be one is one line."""
+    if os.path.isdir(folder):
+        if not os.access(folder, os.R_OK | os.X_OK):
+            raise _unavailable(folder, PermissionError(errno.EACCES, "denied"), "cannot read the state folder")
+        return
+    if os.path.lexists(folder):
+        raise _unavailable(folder, OSError(errno.EEXIST, "exists"), "the state folder is not a folder")
+    try:
+        os.makedirs(folder, mode=0o700)
+        os.chmod(folder, 0o700)  # makedirs' mode is narrowed by the umask, never widened: say it
+    except OSError as e:
+        raise _unavailable(folder, e, "cannot create the state folder") from None
+
+
+def private_file(path):
+    """Create the journal's file 0600, or narrow an existing one that others could read."""
+    if not os.path.exists(path):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return
+    try:
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except OSError:
+        pass  # not ours to change (another owner, a read-only card): reading it still works
+
+
+def finish_recovery(path):
+    """A power cut between setting a damaged journal aside and putting the repaired one in its
+    place leaves the repaired one under its temporary name: put it in place now."""
+    ready = path + AFTER_RECOVERY
+    if os.path.exists(ready) and not os.path.exists(path):
+        os.replace(ready, path)
+        _sync_dir(path)
+
+
+def replace_with_recovered(path, write):
+    """Write a repaired journal with ``write(tmp)``, set the damaged one (and its -wal/-shm)
+    aside under a dated name, put the repaired one in its place. The name set aside."""
+    tmp = path + ".recovering"
+    for name in (tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"):
+        if os.path.exists(name):
+            os.remove(name)
+    private_file(tmp)
+    write(tmp)
+    _fsync(tmp)
+    os.replace(tmp, path + AFTER_RECOVERY)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside, n = f"{path}.damaged-{stamp}", 1
+    while os.path.lexists(aside):
+        n += 1
+        aside = f"{path}.damaged-{stamp}-{n}"
+    for suffix in ("-wal", "-shm"):  # its write-ahead log goes with it, never to the new file
+        if os.path.exists(path + suffix):
+            os.replace(path + suffix, aside + suffix)
+    if os.path.exists(path):
+        os.replace(path, aside)
+    os.replace(path + AFTER_RECOVERY, path)
+    _sync_dir(path)
+    return aside
+
+
+def _unavailable(path, e, what):
+    from .journal import JournalUnavailable
+    return JournalUnavailable(say(path, e, what))
+
+
+def _fsync(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_dir(path):
+    try:
+        _fsync(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        pass

@@ -1,0 +1,81 @@
+"""Every file problem is one line (issue 10, item 5): a config file that cannot be read, and a
+state folder that cannot hold a journal, each said in one line that names the path, never a
+traceback. The real `card-assistant run`, as a subprocess."""
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HANG = 30.0  # a guard against a hang, never a measurement
+
+CONFIGS = {
+    "not UTF-8": b'[display]\ndriver = "\xff\xfe"\n',
+    "nested too deep": b"a = " + b"[" * 5000 + b"]" * 5000 + b"\n",
+    "NaN": b"[buttons]\nhold_time = nan\n",
+    "infinite": b"[buttons]\nbounce_time = -inf\n",
+}
+
+
+def run(args, env_extra=None, **kw):
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "assistant.cli", "run", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL, **kw)
+
+
+@pytest.mark.parametrize("case", sorted(CONFIGS) + ["a folder", "unreadable"])
+def test_a_config_that_cannot_be_read_is_one_line_naming_it(tmp_path, case):
+    path = tmp_path / "config.toml"
+    if case == "a folder":
+        path.mkdir()
+    elif case == "unreadable":
+        if os.geteuid() == 0:
+            path = Path("/proc/self/mem")  # root reads any mode: a file no one reads whole
+        else:
+            path.write_text("[display]\n")
+            path.chmod(0)
+    else:
+        path.write_bytes(CONFIGS[case])
+    proc = run(["--config", str(path), "--state-dir", str(tmp_path / "state")])
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize("case", ["a file", "under /proc", "a file on its path"])
+def test_a_state_folder_that_cannot_hold_a_journal_keeps_the_box_up_with_one_line(tmp_path, case):
+    (tmp_path / "plain").write_text("not a folder")
+    state = {"a file": tmp_path / "plain", "under /proc": Path("/proc/card-assistant-state"),
+             "a file on its path": tmp_path / "plain" / "state"}[case]
+    config = tmp_path / "config.toml"
+    config.write_text(f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{tmp_path / "no-reader"}"\n')
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(HANG)
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", NOTIFY_SOCKET=str(tmp_path / "notify"))
+    log = tmp_path / "stderr.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "run", "--config", str(config),
+                                 "--state-dir", str(state)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        while "READY=1" not in notify.recv(4096).decode().split("\n"):
+            pass  # the box is up, showing why: no restart loop
+        assert proc.poll() is None, log.read_text()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(HANG) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        notify.close()
+    text = log.read_text()
+    errors = [ln for ln in text.splitlines() if ln.startswith("ERROR")]
+    assert len(errors) == 1 and str(state) in errors[0], text
+    assert "Traceback" not in text
