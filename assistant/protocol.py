@@ -45,11 +45,17 @@ def frame(seq, body):
 
 
 def unframe(line):
-    """``(seq, words)`` of one line (bytes, newline optional); raises BadLine."""
-    line = line.rstrip(b"\r\n")
-    if not line.isascii() or any(b < 32 and b != 9 for b in line) or b"\x7f" in line:
+    """``(seq, words)`` of one line (bytes, newline optional); raises BadLine.
+
+    Exactly PROTOCOL.md's grammar: ``<seq> <WORD> [<field> ...]*<CRC>``, a decimal ``seq`` with
+    no leading zero, single spaces, no tab or white space at either end; the CRC covers every byte
+    before the ``*``, so no byte of a line goes unchecked."""
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if not line.isascii() or any(b < 32 or b == 127 for b in line):
         raise BadLine("not plain ASCII", line)
-    line = line.strip()
     if len(line) > MAX_LINE:
         raise BadLine("too long", line)
     head, star, tail = line.rpartition(b"*")
@@ -59,12 +65,16 @@ def unframe(line):
         raise BadLine("bad checksum field", line)
     if crc16(head) != int(tail, 16):
         raise BadLine("checksum mismatch", line)
-    words = head.decode().split()
+    words = head.decode().split(" ")
     if len(words) < 2 or not words[0].isdigit():
         raise BadLine("no sequence number", line)
+    if len(words[0]) > 1 and words[0][0] == "0" or len(words[0]) > 5:
+        raise BadLine("sequence number not in decimal", line)
     seq = int(words[0])
     if seq >= SEQ_MOD:
         raise BadLine("sequence number out of range", line)
+    if any(not w or "*" in w for w in words):
+        raise BadLine("fields not separated by one space", line)
     return seq, words[1:]
 
 

@@ -19,6 +19,7 @@ import termios
 from assistant import protocol
 from assistant.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
 from assistant.protocol import MANY, BadLine
+from assistant.repeated import Repeated
 
 log = logging.getLogger(__name__)
 LINK_ERRORS = (serial.SerialException, OSError, termios.error)
@@ -44,10 +45,12 @@ class Tracker:
         self.snapshots = 0  # complete STATE snapshots received
         self._losses_at_snapshot = 0
         self._last_line = b""
+        self.held = []  # lines behind the last one, held until the next line says what they are
 
     def link_opened(self):
         """A fresh connection: sequence numbers start over, the pads are re-read."""
         self.last_seq = None
+        self.held = []
         self.want_sync = True
 
     def feed(self, line):
@@ -61,33 +64,75 @@ class Tracker:
             log.warning("reader line refused (%s), %d bytes", e.reason, len(e.line))
             return []
         self.good += 1
-        out = self._sequence(msg, line)
-        if out is None:
-            return []
-        return out + getattr(self, "_on_" + msg.kind.lower())(msg)
-
-    def _sequence(self, msg, line):
-        last, self.last_seq = self.last_seq, msg.seq
-        last_line, self._last_line = self._last_line, line
-        if msg.seq == last and line.rstrip(b"\r\n") == last_line.rstrip(b"\r\n"):
+        line = line.rstrip(b"\r\n")
+        if self._is_copy(msg, line):
             self.counts["duplicate"] += 1
             log.warning("reader line %d arrived twice: dropped the copy", msg.seq)
-            return None
-        if msg.kind == "HELLO":
-            return self._restart(msg, protocol.hello_info(msg).get("boot"))
-        if last is None or msg.seq == (last + 1) % protocol.SEQ_MOD:
             return []
+        self._last_line = line
+        out = self._sequence(msg)
+        if out is None:
+            return []
+        return out + self._handle(msg)
+
+    def _handle(self, msg):
+        return getattr(self, "_on_" + msg.kind.lower())(msg)
+
+    def _is_copy(self, msg, line):
+        if self.held:
+            return msg.seq == self.held[-1].seq and line == self._last_line
+        return msg.seq == self.last_seq and line == self._last_line
+
+    def _sequence(self, msg):
+        """Events that the line's number implies, [] to go on, or None to hold or drop the line."""
+        last = self.last_seq
+        if msg.kind == "HELLO":
+            self._drop_held()
+            self.last_seq = msg.seq
+            return self._restart(msg, protocol.hello_info(msg).get("boot"))
+        new_boot = msg.kind == "HB" and self.boot is not None and msg.fields[0] != self.boot
+        if self.held:
+            old_goes_on = msg.seq == (last + 1) % protocol.SEQ_MOD  # checked first: it wins a tie
+            if new_boot or (not old_goes_on and msg.seq == (self.held[-1].seq + 1) % protocol.SEQ_MOD):
+                return self._reboot_without_hello(msg)
+            self._drop_held()  # the old sequence goes on (or neither does): they were stale
+        self.last_seq = msg.seq
+        if last is None or msg.seq == (last + 1) % protocol.SEQ_MOD or new_boot:
+            return []  # a new boot id: _on_hb says it restarted
         behind = (last - msg.seq) % protocol.SEQ_MOD
         if behind < STALE_WINDOW:
-            self.last_seq, self._last_line = last, last_line
-            self.counts["out of order"] += 1
-            log.warning("reader line %d after %d: refused as stale", msg.seq, last)
+            # a stale copy, or the first line of a boot whose HELLO was lost: the next line tells
+            self.last_seq = last
+            self.held.append(msg)
+            self._lost()
             return None
         lost = (msg.seq - last - 1) % protocol.SEQ_MOD
         self.counts["dropped"] += lost
         self._lost()
-        log.warning("reader lines %d..%d lost: asking for the pads' state", last + 1, msg.seq - 1)
+        log.warning("reader lines %d..%d lost (%d): asking for the pads' state", (last + 1) % protocol.SEQ_MOD,
+                    (msg.seq - 1) % protocol.SEQ_MOD, lost)
         return []
+
+    def _drop_held(self):
+        if self.held:
+            self.counts["out of order"] += len(self.held)
+            log.warning("reader lines %s after %d: refused as stale", ",".join(str(m.seq) for m in self.held),
+                        self.last_seq)
+            self.held = []
+
+    def _reboot_without_hello(self, msg):
+        """The held lines began a new boot whose HELLO was lost: say so, then apply them in order."""
+        held, self.held = self.held, []
+        self.last_seq = msg.seq
+        self.boot = msg.fields[0] if msg.kind == "HB" else None  # the next heartbeat names it
+        self.counts["restart"] += 1
+        self.counts["hello lost"] += 1
+        self._lost()
+        log.warning("reader firmware restarted and its HELLO line was lost; %d held line(s) applied", len(held))
+        out = [ReaderStatus(True, "card reader restarted")]
+        for m in held:
+            out += self._handle(m)
+        return out
 
     def _lost(self):
         self.losses += 1
@@ -158,6 +203,7 @@ class Tracker:
 
     def _on_hb(self, m):
         if self.boot is not None and m.fields[0] != self.boot:
+            self.last_seq = m.seq  # a new boot's numbering
             return self._restart(m, m.fields[0])
         self.boot = m.fields[0]
         return []
@@ -196,6 +242,7 @@ class Reader:
         self._send_lock = threading.Lock()
         self._seq = 0
         self._up = None  # last link state posted
+        self._repeated = Repeated(log)  # a retry every 5 s is two log lines, not 17,000 a day
 
     def start(self):
         self._thread = threading.Thread(target=self._run, name="card-reader", daemon=True)
@@ -247,11 +294,13 @@ class Reader:
                 busy = "exclusively lock" in str(e)
                 self._post(ReaderStatus(False, f"card reader busy: another program has {self.port} open"
                                         if busy else f"card reader not found at {self.port}"))
-                log.info("reader: cannot open %s (%s); retry in %.1f s", self.port, e, delay)
+                self._repeated.happened("open", f"reader: cannot open {self.port} ({e}); retrying "
+                                        f"every {self.backoff[1]:g} s at most")
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])
                 continue
             delay = self.backoff[0]
+            self._repeated.ended("open", f"reader: {self.port} opened")
             try:
                 self._pump(ser)
             except LINK_ERRORS as e:

@@ -74,3 +74,28 @@ def test_any_single_byte_change_is_caught(seq, body, where, new):
     line[where] = new
     with pytest.raises(BadLine):
         protocol.parse(bytes(line))
+
+
+@pytest.mark.parametrize("v", VECTORS["grammar_frames"]["bad"], ids=lambda v: v["reason"])
+def test_a_frame_outside_the_grammar_is_refused(v):
+    """Issue 10, item 3: leading zeros, tabs, repeated spaces and white space outside the CRC
+    were accepted; the parser now takes exactly PROTOCOL.md's grammar."""
+    with pytest.raises(BadLine) as e:
+        protocol.parse(raw(v))
+    assert e.value.reason == v["reason"]
+
+
+@pytest.mark.parametrize("line", VECTORS["grammar_frames"]["good"])
+def test_a_carriage_return_before_the_newline_is_allowed(line):
+    assert protocol.parse((line + "\n").encode()).kind == "HB"
+
+
+@given(st.integers(0, 65535), st.sampled_from(["ARRIVE 1 04A1B2C3D4E5F6", "HB 3FA2 9", "CLEAR 4"]),
+       st.integers(0, 30), st.sampled_from([b" ", b"\t", b"0"]))
+def test_any_added_space_or_zero_is_caught_even_under_a_good_crc(seq, body, where, extra):
+    """The CRC is recomputed over the changed bytes, so only the grammar can refuse them."""
+    head = protocol.frame(seq, body).rstrip(b"\n").rpartition(b"*")[0]
+    where = 0 if extra == b"0" else where % (len(head) + 1)  # a zero: a leading zero on the seq
+    changed = head[:where] + extra + head[where:]
+    with pytest.raises(BadLine):
+        protocol.parse(b"%s*%04X" % (changed, protocol.crc16(changed)))

@@ -304,3 +304,47 @@ def test_tap_before_the_host_has_connected_is_not_lost(tmp_path):
         tapper.join(HANG_GUARD)
         reader.stop()
         vf.unplug()
+
+
+def test_reboot_with_its_hello_garbled_while_the_counter_is_low_loses_no_tap(bench):
+    """Issue 10, item 3, the exact case over a real pty: the reader has sent fewer than 64 lines
+    when it restarts, and the new boot's HELLO arrives garbled. Every line of the new boot is
+    behind the last one; they used to be refused as stale, and the tap that follows was lost."""
+    for _ in range(6):
+        bench.vf.tap(1, "04A1B2C3D4E5F6")
+    assert len(bench.next_tag_events(12)) == 12
+    assert 20 < bench.vf.seq < 64  # low: the new boot's numbers fall inside the stale window
+    with bench.vf._lock:
+        bench.vf.corrupt_next()  # the HELLO
+        bench.vf.reboot()
+        bench.vf.tap(2, "04C0FFEE123456")  # at once, before the host can ask for anything
+    assert bench.next_tag_events(2) == [TagArrived(2, "04C0FFEE123456"), TagRemoved(2, "04C0FFEE123456")]
+    bench.assert_nothing_more()
+    assert ReaderStatus(True, "card reader restarted") in bench.statuses
+    counts = bench.refused()
+    assert counts["checksum mismatch"] == 1 and counts["hello lost"] == 1 and counts["restart"] == 1
+    assert "out of order" not in counts
+
+
+def test_a_missing_reader_is_logged_when_it_starts_and_ends_not_per_retry(tmp_path, caplog):
+    """Issue 16, item 3: "cannot open ...; retry in 5 s" was logged every retry, forever. Now one
+    line when it starts and one when the reader appears, with the count of tries."""
+    import logging
+    caplog.set_level(logging.INFO, logger="assistant.reader")
+    link = tmp_path / "card-reader"
+    q = queue.Queue()
+    reader = Reader(str(link), q, silence=None, backoff=(0.001, 0.002)).start()
+    try:
+        assert q.get(timeout=HANG_GUARD) == ReaderStatus(False, f"card reader not found at {link}")
+        while reader.counts["open failed"] < 50:
+            threading.Event().wait(0.01)
+        vf = VirtualFirmware(link).plug()
+        assert vf.host_ready.wait(HANG_GUARD)
+    finally:
+        reader.stop()  # before the unplug: a retry after it would be a new outage
+    vf.unplug()
+    said = [r.getMessage() for r in caplog.records if str(link) in r.getMessage()]
+    assert len(said) == 2, said
+    assert "cannot open" in said[0] and "logged once until it ends" in said[0]
+    tries = reader.counts["open failed"]
+    assert said[1].startswith(f"reader: {link} opened (after {tries} times in ")

@@ -34,7 +34,8 @@ def test_sequence_wraps_from_65535_to_0_without_a_fault():
 def test_stale_line_is_refused_not_replayed():
     t = booted()
     feed(t, (3, f"ARRIVE 1 {A}"), (4, f"REMOVE 1 {A}"))
-    assert feed(t, (3, f"ARRIVE 1 {A}")) == []
+    assert feed(t, (3, f"ARRIVE 1 {A}")) == []  # held: a stale copy, or a new boot's first line
+    assert feed(t, (5, "HB AAAA 9")) == []  # the old sequence goes on: it was stale
     assert t.counts == {"out of order": 1}
 
 
@@ -94,6 +95,7 @@ def test_same_seq_different_line_is_refused_as_out_of_order():
     t = booted()
     feed(t, (3, f"ARRIVE 1 {A}"))
     assert feed(t, (3, f"ARRIVE 2 {B}")) == []
+    assert feed(t, (4, f"REMOVE 1 {A}")) == [TagRemoved(1, A)]
     assert t.counts == {"out of order": 1}
 
 
@@ -102,3 +104,43 @@ def test_swap_without_its_removal_line_is_recovered():
     feed(t, (3, f"ARRIVE 1 {A}"))
     assert feed(t, (5, f"ARRIVE 1 {B}")) == [TagRemoved(1, A, inferred=True), TagArrived(1, B)]
     assert t.counts == {"dropped": 1, "recovered": 1}
+
+
+def test_reboot_with_its_hello_lost_delivers_the_tap():
+    """Issue 10, item 3: the reader restarts while its counter is low (30, inside the stale
+    window) and the new boot's HELLO is garbled. Its lines are held, not refused; the second one
+    follows the first, so it is a reboot: said, a SYNC asked for, the held lines applied."""
+    t = booted()
+    t.last_seq = 30
+    assert t.feed(b"0 HELLO card-reader 1.0.0 boot=BBBB pads=2 present=3 gone=4*0000") == []
+    assert feed(t, (1, "STATUS 1 ok 92 0")) == []
+    assert feed(t, (2, "STATUS 2 ok 92 0")) == [ReaderStatus(True, "card reader restarted")]
+    assert feed(t, (3, "STATE 1 -"), (4, "STATE 2 -"), (5, f"ARRIVE 2 {B}"), (6, f"REMOVE 2 {B}")) \
+        == [TagArrived(2, B), TagRemoved(2, B)]
+    assert t.snapshots == 2  # the new boot's snapshot was taken
+    assert t.counts == {"checksum mismatch": 1, "restart": 1, "hello lost": 1}
+    assert feed(t, (7, "HB BBBB 2")) == []  # the new boot's id, learnt: not one more restart
+
+
+def test_a_tap_among_the_held_lines_arrives_in_order():
+    t = booted()
+    feed(t, (3, f"ARRIVE 1 {A}"))
+    t.last_seq = 40
+    assert feed(t, (0, f"REMOVE 1 {A}")) == []  # the new boot's first line: its HELLO was lost
+    assert feed(t, (1, f"ARRIVE 2 {B}")) == [ReaderStatus(True, "card reader restarted"),
+                                               TagRemoved(1, A), TagArrived(2, B)]
+
+
+def test_heartbeat_with_a_new_boot_id_behind_the_last_is_a_restart_at_once():
+    t = booted()
+    t.last_seq = 50
+    assert feed(t, (9, "HB BBBB 1")) == [ReaderStatus(True, "card reader restarted")]
+    assert feed(t, (10, f"ARRIVE 1 {A}")) == [TagArrived(1, A)]
+    assert t.counts == {"restart": 1}
+
+
+def test_lost_lines_are_logged_as_lost_with_their_numbers(caplog):
+    t = booted()
+    feed(t, (8, f"ARRIVE 1 {A}"))
+    assert "reader lines 3..7 lost (5)" in caplog.text
+    assert t.counts == {"dropped": 5}
