@@ -20,8 +20,10 @@ def _ticks_diff(a, b):
 
 class App:
     def __init__(self, readers, write, feedback=None, present_after=3, gone_after=3,
-                 heartbeat_ms=1000, boot_id="0", ticks_diff=_ticks_diff):
+                 heartbeat_ms=1000, boot_id="0", ticks_diff=_ticks_diff, powerup_us=0, sleep_us=None):
         self.readers = readers
+        self.powerup_us = powerup_us  # field time a tag may need before it answers (TIMING.md)
+        self.sleep_us = sleep_us
         self.write = write
         self.feedback = feedback
         self.pads = [Presence(present_after, gone_after) for _ in readers]
@@ -33,6 +35,7 @@ class App:
         self.versions = [0] * len(readers)
         self.live = []  # indexes of readers that answered at boot
         self.next = 0
+        self.repolls = 0  # polls of one pad in a row, for a card being laid on it
         self.polls = 0
         self.settled = False
         self.started_ms = None
@@ -71,18 +74,31 @@ class App:
             self.settled = True
 
     def poll_next(self):
-        """Poll one reader (field on only for the time of its scan) and report what changed."""
+        """Poll one reader (field on only for the time of its scan) and report what changed.
+
+        Pads are polled in turn, except that a pad where a new card has just been read is
+        polled again at once until the card is believed (``present_after`` reads in a row):
+        a card is reported about one round after it is laid instead of three."""
         if not self.live:
             return
         i = self.live[self.next % len(self.live)]
         self.next = (self.next + 1) % len(self.live)
         r = self.readers[i]
         r.antenna(True)
+        if self.powerup_us and self.sleep_us is not None:
+            self.sleep_us(self.powerup_us)  # ISO 14443-3: a tag may take 5 ms to power up
         try:
             status, uid = r.scan()
         finally:
             r.antenna(False)
-        changes = self.pads[i].poll(_READING.get(status, uid))
+        pad = self.pads[i]
+        changes = pad.poll(_READING.get(status, uid))
+        if self.settled and pad.seen and self.repolls < pad.present_after:
+            # a card is being laid here: look again at once instead of after a whole round
+            self.next = (self.next - 1) % len(self.live)
+            self.repolls += 1
+        else:
+            self.repolls = 0
         if self.settled:
             for kind, value in changes:
                 self.send(_CHANGE[kind] % ((i + 1, value) if value else (i + 1,)))

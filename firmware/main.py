@@ -1,4 +1,6 @@
 """Boot entry on the Pico: wire app.App to hw.py and run the polling loop forever."""
+import time
+
 import app
 import config
 import hw
@@ -10,7 +12,7 @@ def main():
     readers = [mfrc522.Mfrc522(bus) for bus in hw.buses(config.PADS)]
     feedback = hw.Feedback(config.PADS)
     fw = app.App(readers, hw.write, feedback, config.PRESENT_AFTER, config.GONE_AFTER,
-                 config.HEARTBEAT_MS, hw.boot_id(), hw.ticks_diff)
+                 config.HEARTBEAT_MS, hw.boot_id(), hw.ticks_diff, config.POWERUP_US, time.sleep_us)
     fw.start(hw.ticks_ms())
     serial, lines, feed = hw.Serial(), LineBuffer(), hw.watchdog()
     while True:

@@ -53,6 +53,7 @@ SAK_MORE = 0x04
 NONE, ONE, MANY, ERROR_ = "none", "one", "many", "error"
 KNOWN_VERSIONS = (0x88, 0x90, 0x91, 0x92, 0xB2)
 WAIT_POLLS = 200  # register reads before a command is given up as hung
+TIMER_RELOAD = 40  # timer ticks of 25 us: 1.0 ms for a tag to answer
 
 
 class Mfrc522:
@@ -90,12 +91,13 @@ class Mfrc522:
             if not self.reg(COMMAND) & 0x10:  # PowerDown bit clears when reset is done
                 break
         # Timer: starts when a frame has been sent (TAuto), 13.56 MHz / (2 * 169 + 1)
-        # = 40 kHz ticks, 100 of them: an empty pad answers "nobody" after 2.5 ms,
-        # far beyond the ~0.1 ms a tag takes to answer, so an empty round stays fast.
+        # = 40 kHz ticks, 41 of them: an empty pad answers "nobody" after 1.0 ms; a tag's
+        # longest answer here (anticollision, 5 bytes) ends 0.55 ms after the frame
+        # (TIMING.md), so an empty pad costs little of each round.
         self.write(T_MODE, 0x80)
         self.write(T_PRESCALER, 0xA9)
         self.write(T_RELOAD_H, 0)
-        self.write(T_RELOAD_L, 100)
+        self.write(T_RELOAD_L, TIMER_RELOAD)
         self.write(TX_ASK, 0x40)  # 100 % ASK, as ISO 14443-A wants
         self.write(MODE, 0x3D)  # CRC preset 0x6363
         self.antenna(False)

@@ -11,7 +11,7 @@ import app
 import mfrc522
 import proto
 from presence import CONFLICT, EMPTY, Presence
-from sim_mfrc522 import SimReader, SimTag
+from sim_mfrc522 import Clock, SimReader, SimTag
 
 UID_A, UID_B, UID_C, UID_D = "04A1B2C3D4E5F6", "04A1B2C3D4E5F7", "0452F1227A6B80", "04C0FFEE123456"
 VECTORS = {}
@@ -294,6 +294,58 @@ def check_sequence_numbers_count_up_and_wrap():
     t.app.on_line(proto.frame(2, "PING b"))
     seqs = [proto.unframe(x)[0] for x in t.wire]
     eq(seqs, list(range(len(seqs) - 2)) + [proto.SEQ_MOD - 1, 0], "seq")
+
+
+# --- timing, on the model's clock (TIMING.md)
+def timed_table(pads, powerup_us):
+    clock = Clock()
+    sims = [SimReader(clock=clock) for _ in range(pads)]
+    wire = []
+    fw = app.App([mfrc522.Mfrc522(s) for s in sims], wire.append, None, 3, 4, 1000, "BEEF",
+                 powerup_us=powerup_us, sleep_us=clock.sleep_us)
+    fw.start(0)
+    while not fw.settled:
+        fw.poll_next()
+    return clock, sims, wire, fw
+
+
+def check_a_tag_slow_to_power_up_is_read_after_the_wait():
+    """ISO 14443-3 lets a tag take 5 ms after the field goes on; a REQA sent sooner goes unheard."""
+    for wait, want in ((5000, ["ARRIVE 1 %s" % UID_A]), (0, [])):
+        clock, sims, wire, fw = timed_table(1, wait)
+        del wire[:]
+        sims[0].tags[:] = [SimTag(UID_A, powerup_us=5000)]
+        for _ in range(10):
+            fw.poll_next()
+        eq([" ".join(proto.unframe(x)[1]) for x in wire], want, "power-up wait %d us" % wait)
+
+
+def check_an_empty_pad_answers_after_the_driver_timer():
+    """The model completes a transceive no one answers when the driver's timer runs out (1 ms)."""
+    clock = Clock(access_us=40)
+    d = mfrc522.Mfrc522(SimReader(clock=clock))
+    d.init()
+    d.antenna(True)
+    t0 = clock.us
+    eq(d.request(), mfrc522.NONE, "empty")
+    took = clock.us - t0  # the timer, the frame on air, and the register accesses around them
+    if not 1025 <= took <= 1025 + 85 + 12 * 45:
+        raise AssertionError("REQA on an empty pad took %d us of model time, want the 1.0 ms timer" % took)
+
+
+def check_a_card_being_laid_is_polled_again_at_once():
+    """Fast re-poll: after a first read of a new card, its pad is polled until the card counts."""
+    t = Table(pads=4, present=3, gone=3)
+    t.rounds(3)
+    t.lines()
+    t.put(2, UID_A)
+    order = []
+    for _ in range(5):
+        before = [s.field_on_polls for s in t.sims]
+        t.app.poll_next()
+        order += [i for i, s in enumerate(t.sims) if s.field_on_polls != before[i]]
+    eq(order, [0, 1, 1, 1, 2], "pad 2 again until its card counts, then the round goes on")
+    eq(t.lines(), ["ARRIVE 2 %s" % UID_A], "arrived within one round")
 
 
 CHECKS = [v for k, v in sorted(globals().items()) if k.startswith("check_")]
