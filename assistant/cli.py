@@ -11,6 +11,7 @@ COMMANDS = {
     "enroll": ("assistant.enroll", "enrol a tagged pack: tap each card once, write a deck file"),
     "run": ("assistant.daemon", "run the box (the daemon systemd starts)"),
     "sim": ("assistant.sim", "run the box headless with simulated pins, display and reader"),
+    "export": ("assistant.export", "write the journal's matches as scenario files (reads only)"),
 }
 
 

@@ -128,8 +128,11 @@ class Journal:
     def _open_for_reading(self):
         if not os.path.isfile(self.path):
             raise JournalUnavailable(f"{self.path}: no journal there")
+        # with no -wal beside it nobody is writing: read it as immutable, so not even a -shm is made
+        # (one made by root through sudo would lock the service out); with one, share its -shm
+        still = "" if os.path.exists(self.path + "-wal") else "&immutable=1"
         try:
-            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
+            db = sqlite3.connect(f"file:{self.path}?mode=ro{still}", uri=True, isolation_level=None,
                                  check_same_thread=False)
             db.execute("PRAGMA query_only=ON")
             stored = _stored_version(db)

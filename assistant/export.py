@@ -1,0 +1,98 @@
+"""`card-assistant export [--match N | --all] [--state-dir D] OUT`: the journal's matches as
+scenario files, the bug report a user can attach.
+
+Reads only: the journal is opened read-only (immutable when no -wal shows a writer), so it runs
+while the box is running and never changes a byte of the journal. OUT is a file (``-`` for
+standard output); with ``--all`` it is a folder that gets one ``match-N.scn`` per match. A match
+in progress holds the face-down trump and any scanned hands: the file says so at its top.
+"""
+import argparse
+import os
+import sys
+import time
+
+WARNING = "holds the hidden cards too (a face-down trump, scanned hands): share it after the match"
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="card-assistant export", description=__doc__.split("\n\n")[0])
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--match", type=int, metavar="N", help="the match numbered N (default: the latest)")
+    which.add_argument("--all", action="store_true", help="every match, one file each, into the folder OUT")
+    parser.add_argument("--state-dir", default=None, help="where the journal lives (default: the config's)")
+    parser.add_argument("--config", default=None, help="TOML config, for its state_dir")
+    parser.add_argument("out", metavar="OUT", help="the scenario file to write (- for standard output)")
+    args = parser.parse_args(argv)
+    try:
+        return export(args)
+    except ExportError as e:
+        print(f"card-assistant export: {e}", file=sys.stderr)
+        return 1
+
+
+class ExportError(Exception):
+    pass
+
+
+def export(args):
+    from .config import ConfigError, load
+    from .journal import Journal, JournalError
+    try:
+        state_dir = args.state_dir or load(args.config).paths.state_dir
+    except ConfigError as e:
+        raise ExportError(e) from None
+    path = os.path.join(state_dir, "journal.sqlite3")
+    if not os.access(path, os.R_OK) and os.path.exists(path):
+        raise ExportError(f"{path}: cannot be read (permission denied): run it with sudo")
+    try:
+        journal = Journal(path, readonly=True)
+    except JournalError as e:
+        raise ExportError(e) from None
+    try:
+        ids = journal.match_ids()
+        if not ids:
+            raise ExportError(f"{path}: no match in the journal yet")
+        if args.all:
+            return _write_all(journal, ids, args.out)
+        mid = ids[-1] if args.match is None else args.match
+        if mid not in ids:
+            raise ExportError(f"{path}: no match {mid} (matches: {ids[0]} to {ids[-1]})")
+        _write(args.out, _scenario(journal, mid))
+        return 0
+    except ExportError:
+        raise
+    except JournalError as e:
+        raise ExportError(e) from None
+    except Exception as e:  # a journal damaged since the box started: one line, nothing written to it
+        raise ExportError(f"{path}: cannot be read ({e}); the box recovers it at its next start") from None
+    finally:
+        journal.close()
+
+
+def _scenario(journal, mid):
+    started = journal.db.execute("SELECT started FROM matches WHERE id=?", (mid,)).fetchone()[0]
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started))
+    return f"# match {mid} of the box's journal, started {when}\n# this file {WARNING}\n" + journal.export(mid)
+
+
+def _write_all(journal, ids, folder):
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise ExportError(f"{folder}: cannot make the folder ({e.strerror})") from None
+    for mid in ids:
+        _write(os.path.join(folder, f"match-{mid}.scn"), _scenario(journal, mid))
+    print(f"{len(ids)} match(es) written to {folder}", file=sys.stderr)
+    return 0
+
+
+def _write(out, text):
+    if out == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds hidden cards
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise ExportError(f"{out}: cannot write ({e.strerror})") from None

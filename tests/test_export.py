@@ -1,0 +1,74 @@
+"""`card-assistant export` (issue 10, item 4): the journal's matches as scenario files, read-only,
+while the box runs. The real command as a subprocess; the journal's bytes (its file and its
+-wal) are compared before and after every export."""
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from assistant.replay import replay_lines
+from journal_faults import fill
+
+ROOT = Path(__file__).resolve().parents[1]
+HANG = 30.0
+
+
+def digest(path):
+    """The journal's bytes: its file and its write-ahead log. (The -shm beside them is SQLite's
+    shared-memory lock table, where every reader, read-only ones too, marks what it reads.)"""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.parent.iterdir())
+            if p.name in (path.name, path.name + "-wal")}
+
+
+def export(*args):
+    return subprocess.run([sys.executable, "-m", "assistant.cli", "export", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL)
+
+
+def test_export_while_the_box_writes_changes_no_byte_and_replays_the_match(tmp_path):
+    path = tmp_path / "journal.sqlite3"
+    stored, box = fill(path, (("towers-random.scn", 60), ("twenty-nine-random.scn", 40)), close=False)
+    try:  # the box's connection stays open: its last actions are in the -wal, not yet in the file
+        assert Path(str(path) + "-wal").exists()
+        want = box.resume().match
+        before = digest(path)
+        out = tmp_path / "latest.scn"
+        proc = export("--state-dir", tmp_path, out)
+        assert proc.returncode == 0, proc.stderr
+        assert digest(path) == before
+        got = replay_lines(out.read_text().splitlines())
+        assert (got.game, got.options, got.actions) == (want.game, want.options, want.actions)
+        assert got.engine.snapshot() == want.engine.snapshot()
+        assert "hidden cards" in out.read_text().splitlines()[1]
+        assert os.stat(out).st_mode & 0o077 == 0  # it holds the hidden cards: private
+        proc = export("--state-dir", tmp_path, "--match", 1, "-")
+        assert proc.returncode == 0 and replay_lines(proc.stdout.splitlines()).game == "towers"
+        assert digest(path) == before
+    finally:
+        box.close()
+
+
+def test_export_all_writes_one_scenario_per_match(tmp_path):
+    path = tmp_path / "state" / "journal.sqlite3"
+    path.parent.mkdir()
+    fill(path, (("towers-random.scn", 10), ("towers-random.scn", 20), ("twenty-nine-random.scn", 5)))
+    before = digest(path)
+    proc = export("--all", "--state-dir", path.parent, tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    files = sorted((tmp_path / "out").iterdir())
+    assert [f.name for f in files] == ["match-1.scn", "match-2.scn", "match-3.scn"]
+    assert [len(replay_lines(f.read_text().splitlines()).actions) for f in files][1] > 0
+    assert digest(path) == before
+    assert not Path(str(path) + "-shm").exists()  # nobody was writing: not even a -shm was made
+
+
+def test_export_problems_are_one_line(tmp_path):
+    proc = export("--state-dir", tmp_path / "nothing", tmp_path / "x.scn")
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and "no journal" in proc.stderr
+    fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 3),))
+    proc = export("--state-dir", tmp_path, "--match", 7, tmp_path / "x.scn")
+    assert proc.returncode == 1 and proc.stderr.strip().endswith("no match 7 (matches: 1 to 1)")
+    proc = export("--state-dir", tmp_path, tmp_path / "no-folder" / "x.scn")
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and "cannot write" in proc.stderr
+    assert "Traceback" not in proc.stderr
