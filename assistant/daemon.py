@@ -193,7 +193,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     """Build the adapters for ``cfg`` and run until SIGTERM/SIGINT (or a Stop event)."""
     from .alerts import Alerts
     from .buttons import Buttons
-    from .display import open_display
+    from .display import is_hardware, open_display
     from .reader import Reader
 
     events = queue.Queue()
@@ -210,9 +210,11 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         return 1
     if deck_problem and table.journal is not None:
         table._alert("unknown-tag", deck_problem)
-    if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop
-        real = cfg.display.driver in ("ssd1306", "sh1106") and frames_dir is None
-        display = open_display(cfg.display, frames_dir, background=real)
+    if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop, and
+        # one that is missing (I2C on only after a reboot, a loose cable) is retried there while
+        # the box runs on: never a crash loop for a screen (issue 16)
+        real = is_hardware(cfg.display)
+        display = open_display(cfg.display, frames_dir, background=real, retry=real)
     buttons = alerts = reader = None
     try:
         buttons = Buttons(cfg.pins, events, hold_time=cfg.buttons.hold_time,

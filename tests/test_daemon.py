@@ -72,7 +72,8 @@ def wait_for(predicate, what, timeout=HANG):
 
 
 class Daemon:
-    def __init__(self, tmp_path, match, watchdog_usec=None, hold_first_frame=False):
+    def __init__(self, tmp_path, match, watchdog_usec=None, hold_first_frame=False,
+                 display='driver = "dummy"'):
         self.dir = tmp_path
         self.game, self.seats, lines = match
         self.pads = ("P1", "P2", "centre") if self.game == "towers" else ("P1", "P2", "P3", "P4")
@@ -87,7 +88,7 @@ class Daemon:
         link = tmp_path / "card-reader"
         pads = ", ".join(f'"{p}"' for p in self.pads)
         (tmp_path / "config.toml").write_text(
-            f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{link}"\n'
+            f'[display]\n{display}\n[reader]\ndevice = "{link}"\n'
             f'[table]\npads = [{pads}]\n[paths]\nstate_dir = "/nonexistent"\n')
         (tmp_path / "site").mkdir()
         (tmp_path / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
@@ -272,3 +273,18 @@ def test_face_down_trump_never_appears_in_a_log_line(start):
     assert all(card_label(trump) not in t and card_name(trump) not in t for t in texts)
     last = Image.open(d.frames_shown()[frames_after_trump - 1])
     assert last.convert("1").tobytes() == render(view).tobytes()
+
+
+def test_no_i2c_bus_keeps_the_box_running_with_one_log_line(start):
+    """Issue 16: the default config (an ssd1306 on I2C) on a machine with no such bus (I2C turned
+    on by install.sh but not yet rebooted, or a loose cable): no crash loop. The daemon tells
+    systemd it is ready, journals taps, says once which device is missing and what to check, and
+    stops cleanly."""
+    d = start(display='driver = "ssd1306"\ni2c_port = 250')
+    assert d.tap(3, "9H") == ["flip 9H"]
+    assert d.proc.poll() is None
+    assert d.terminate() == 0
+    lines = [ln for ln in d.log().splitlines() if "display:" in ln]
+    assert len(lines) == 1, lines
+    assert "/dev/i2c-250" in lines[0] and "raspi-config" in lines[0]
+    assert "Traceback" not in d.log() and "stopped cleanly" in d.log()

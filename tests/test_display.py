@@ -198,20 +198,132 @@ def test_background_display_never_resends_the_frame_on_the_wire():
         d.close()
 
 
-def test_background_display_survives_a_failed_send():
+def display_lines(caplog):
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("display:")]
+
+
+FAST = (0.01, 0.05)  # back-off for the tests: retries come at once; the count is what matters
+
+
+def test_background_display_survives_a_failed_send(caplog):
+    """Issue 16: a send that fails (a loose wire) is retried with back-off and the newest frame
+    shown once the device answers; the outage is two log lines, not one per attempt."""
     dev = gated_dummy()
-    d = Display(dev, background=True)
+    d = Display(dev, background=True, backoff=FAST)
     try:
         dev.fail_next = True
-        d.show(frame(score=(1, 0)))
+        a = frame(score=(1, 0))
+        d.show(a)
         assert d.flush(10)
-        assert d.errors == 1 and isinstance(d.error, OSError) and dev.frames == []
+        assert d.errors == 1 and isinstance(d.error, OSError) and dev.frames == [a.tobytes()]
         b = frame(score=(2, 0))
         d.show(b)
         assert d.flush(10)
-        assert dev.frames == [b.tobytes()]
+        assert dev.frames == [a.tobytes(), b.tobytes()]
     finally:
         d.close()
+    lines = display_lines(caplog)
+    assert len(lines) == 2, lines
+    assert "stopped answering" in lines[0] and "OSError: [Errno 121] Remote I/O error" in lines[0]
+    assert "answers again after 1 failed attempt " in lines[1]
+
+
+def flaky_driver(fail_times, devices, opened):
+    """A driver whose device is missing ``fail_times`` times (luma's own error, from asking luma
+    for an I2C bus this machine does not have), then appears: each open makes a new gated dummy."""
+    from luma.core.interface.serial import i2c
+
+    from assistant.display import Driver
+
+    def open_(cfg):
+        opened.append(cfg.driver)
+        if len(opened) <= fail_times:
+            i2c(port=250, address=0x3C)  # raises luma.core.error.DeviceNotFoundError
+            raise AssertionError("this machine has an /dev/i2c-250")
+        devices.append(gated_dummy())
+        return devices[-1]
+
+    return Driver(open_, hardware=True, where=lambda cfg: "/dev/i2c-250 address 0x3C",
+                  hint="check the cable")
+
+
+def test_a_display_missing_at_start_is_retried_and_shows_the_table_when_it_appears(monkeypatch, caplog):
+    """Issue 16: after install.sh turns I2C on, /dev/i2c-1 exists only after a reboot; the box
+    must not crash-loop meanwhile. One line at the start (device, cause, what to check), one when
+    the screen answers (with the count of failed attempts), and the newest frame on the screen."""
+    import assistant.display as display_mod
+
+    devices, opened = [], []
+    monkeypatch.setitem(display_mod.DRIVERS, "flaky", flaky_driver(5, devices, opened))
+    monkeypatch.setattr(display_mod, "BACKOFF", FAST)
+    cfg = DisplayCfg(driver="flaky")
+    d = open_display(cfg, background=True, retry=True)
+    try:
+        assert d.device is None and d.down is not None
+        a, b = frame(score=(1, 0)), frame(score=(2, 0))
+        d.show(a)
+        d.show(b)
+        assert d.flush(10)
+        assert len(devices) == 1 and devices[0].frames == [b.tobytes()]
+        assert len(opened) == 6
+    finally:
+        d.close()
+    lines = display_lines(caplog)
+    assert len(lines) == 2, lines
+    assert "/dev/i2c-250" in lines[0] and "DeviceNotFoundError" in lines[0] and "check the cable" in lines[0]
+    assert "answers again after 5 failed attempts" in lines[1]
+
+
+def test_the_backoff_grows_to_its_limit(monkeypatch):
+    import assistant.display as display_mod
+
+    devices, opened = [], []
+    monkeypatch.setitem(display_mod.DRIVERS, "flaky", flaky_driver(10**6, devices, opened))
+    d = open_display(DisplayCfg(driver="flaky"), background=True, retry=True)
+    d.close()  # never retried: the first delay is a second
+    assert d.down[1:3] == [1, display_mod.BACKOFF[0]]
+    for _ in range(10):
+        d._failed(OSError("again"))
+    assert d.down[2] == display_mod.BACKOFF[1]
+
+
+def test_a_display_that_stops_answering_is_opened_afresh(monkeypatch, caplog):
+    """Issue 16: the OLED unplugged mid-match and plugged back: the old device is let go, a new one
+    opened, and the newest frame shown on it."""
+    import assistant.display as display_mod
+
+    devices, opened = [], []
+    monkeypatch.setitem(display_mod.DRIVERS, "flaky", flaky_driver(0, devices, opened))
+    monkeypatch.setattr(display_mod, "BACKOFF", FAST)
+    d = open_display(DisplayCfg(driver="flaky"), background=True, retry=True)
+    try:
+        a, b = frame(score=(1, 0)), frame(score=(2, 0))
+        d.show(a)
+        assert d.flush(10)
+        devices[0].fail_next = True
+        d.show(b)
+        assert d.flush(10)
+        assert len(devices) == 2 and devices[1].frames == [b.tobytes()]
+        assert devices[0].frames[0] == a.tobytes()  # then luma's cleanup blanked it
+    finally:
+        d.close()
+    lines = display_lines(caplog)
+    assert len(lines) == 2 and "stopped answering" in lines[0] and "OSError" in lines[0], lines
+
+
+def test_a_missing_i2c_bus_is_one_line_naming_it_and_what_to_check(caplog):
+    """The default config on a machine with no such bus: luma's real DeviceNotFoundError becomes
+    one line naming the device and the checks, not a traceback, and no exception."""
+    d = open_display(DisplayCfg(driver="ssd1306", i2c_port=250), background=True, retry=True)
+    try:
+        d.show(frame())
+        assert d.device is None
+    finally:
+        d.close()
+    lines = display_lines(caplog)
+    assert len(lines) == 1, lines
+    assert "/dev/i2c-250 address 0x3C" in lines[0] and "raspi-config" in lines[0]
+    assert "i2cdetect -y 250" in lines[0] and "Traceback" not in caplog.text
 
 
 def test_close_sends_the_pending_frame_before_releasing_the_device():
