@@ -21,7 +21,7 @@ PICO_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 1
 
 def pin_table():
     rows = {}
-    for line in (ROOT / "hardware" / "reader.md").read_text().splitlines():
+    for line in (ROOT / "hardware" / "reader.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 5 and cells[1].startswith("GP"):
             gps = [int(g) for g in re.findall(r"GP(\d+)", cells[1])]
@@ -46,7 +46,7 @@ def test_pin_table_physical_pins_are_the_picos():
 
 
 def test_udev_rule_names_the_reader_card_reader():
-    rules = [line for line in (ROOT / "hardware" / "99-card-assistant-reader.rules").read_text().splitlines()
+    rules = [line for line in (ROOT / "hardware" / "99-card-assistant-reader.rules").read_text(encoding="utf-8").splitlines()
              if line.strip() and not line.startswith("#")]
     assert len(rules) == 1
     pairs = [p.strip() for p in rules[0].split(",")]
