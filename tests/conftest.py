@@ -1,5 +1,11 @@
+import os
 import sys
 from pathlib import Path
+
+# The tests run the box as child Pythons whose output they read as UTF-8 (the simulation draws the
+# OLED with block characters). Say so, rather than rely on this machine's locale: with an ASCII
+# locale (LC_ALL=C and no UTF-8 coercion) the children's stdout could not encode a frame (issue 15).
+os.environ["PYTHONIOENCODING"] = "utf-8"
 
 sys.path.insert(0, str(Path(__file__).parent))
 

@@ -73,7 +73,7 @@ def test_deck_path_is_under_the_state_dir_unless_absolute():
 
 def test_pin_defaults_match_hardware_pins_md():
     """hardware/pins.md is what the builder wires: its GPIO column must be the code's defaults."""
-    text = (ROOT / "hardware" / "pins.md").read_text()
+    text = (ROOT / "hardware" / "pins.md").read_text(encoding="utf-8")
     rows = {}
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]

@@ -195,7 +195,7 @@ def test_the_box_on_a_newer_journal_says_so_and_stays_up(v1_copy):
     before = newer_journal(v1_copy)
     proc = subprocess.run(
         [sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(v1_copy.parent)],
-        cwd=ROOT, input="JS\n\nu\nm\nq\n", capture_output=True, text=True, timeout=HANG_GUARD)
+        cwd=ROOT, input="JS\n\nu\nm\nq\n", capture_output=True, encoding="utf-8", timeout=HANG_GUARD)
     assert proc.returncode == 0, proc.stderr
     screens = [ln.strip() for ln in proc.stdout.splitlines() if ln.startswith("  screen: ")]
     assert len(screens) == 5  # the first frame, then one per command before q: still running

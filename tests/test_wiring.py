@@ -103,7 +103,7 @@ def test_pi_side_matches_the_config_defaults():
 def pins_md_rows():
     """(part, gpio, header pin) for every row of hardware/pins.md's table with a GPIO."""
     rows = []
-    for line in (HW / "pins.md").read_text().splitlines():
+    for line in (HW / "pins.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 4 and cells[2].isdigit():
             m = re.match(r"(\d+)", cells[3])
@@ -124,14 +124,14 @@ def test_pi_side_matches_pins_md():
 def build_md_rows():
     """Cells of every table row in hardware/BUILD.md."""
     rows = []
-    for line in (HW / "BUILD.md").read_text().splitlines():
+    for line in (HW / "BUILD.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("|") and not line.startswith("|---"):
             rows.append([c.strip() for c in line.strip().strip("|").split("|")])
     return rows
 
 
 def test_build_guide_shows_the_generated_diagram():
-    assert "](wiring.png)" in (HW / "BUILD.md").read_text()
+    assert "](wiring.png)" in (HW / "BUILD.md").read_text(encoding="utf-8")
 
 
 def test_build_guide_pi_table_matches_the_diagram():
