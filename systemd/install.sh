@@ -5,7 +5,10 @@
 #   sudo systemd/install.sh --uninstall  remove the service and the venv; keep the journal
 #   systemd/install.sh --dry-run         print every step, change nothing (any Linux, any user)
 #
-# Run it from a checkout of the project: it installs the package from that checkout.
+# Run it from a checkout of the project: it installs the package from a copy of that checkout, so
+# the checkout itself is left as it was (still yours for `python3 dev.py run`). It needs internet
+# access (apt and PyPI) and about 150 MB of disk. Every step checks what is already there, so
+# running it again after a failure (or to upgrade) is safe; a failure names the step and the state.
 #
 # What it does, in order:
 #   packages  apt: python3-lgpio (GPIO for gpiozero on every Pi, the Pi 5 included),
@@ -15,13 +18,14 @@
 #   venv      /opt/card-assistant/venv with --system-site-packages, so the apt python3-lgpio
 #             is importable (Bookworm's Python is "externally managed" (PEP 668): pip only ever
 #             runs inside this venv, never on the system Python)
-#   pip       the package, from this checkout, into the venv
+#   pip       the package, from a temporary copy of this checkout, into the venv
 #   udev      hardware/99-card-assistant-reader.rules -> /etc/udev/rules.d (/dev/card-reader)
 #   modules   i2c-dev and cdc_acm loaded at every boot (the unit's device ACL names their classes)
 #   i2c       I2C on at 400 kHz in config.txt (raspi-config too, where it is installed)
 #   config    /etc/card-assistant/config.toml from the example, only if it does not exist yet
-#   service   the unit into /etc/systemd/system, enabled, (re)started
-set -euo pipefail
+#   service   the unit into /etc/systemd/system, enabled, (re)started; a reboot is asked for when
+#             I2C is not on yet (the service runs meanwhile and waits for the screen)
+set -Eeuo pipefail
 
 # DESTDIR (empty on a real install) puts every file this script writes or removes under another
 # root. Only the files: apt-get, useradd, systemctl and the like still act on this machine, so
@@ -52,6 +56,12 @@ export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
 DRY_RUN=0
 MODE=install
 STEP=0
+STEP_NAME=""
+STEPS_DONE=()
+STEP_HINT=""
+REBOOT_NEEDED=""
+BUILD=""
+RUNNING=""
 
 usage() {
     sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -71,10 +81,44 @@ warn() { printf 'install.sh: warning: %s\n' "$*" >&2; }
 die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
 
 step() {
+    if [ -n "$STEP_NAME" ]; then
+        STEPS_DONE+=("$STEP_NAME")
+    fi
     STEP=$((STEP + 1))
+    STEP_NAME=$1
+    STEP_HINT=${3:-}
     say ""
     say "==> step $STEP [$1] $2"
 }
+
+# Any failing command: say which step failed, what is done and what is not, and how to go on.
+on_error() {
+    local rc=$1 cmd=$2 done_list="none"
+    trap - ERR
+    if [ "$cmd" = '"$@"' ]; then
+        cmd=$RUNNING  # the command run() was running
+    fi
+    if [ "${#STEPS_DONE[@]}" -gt 0 ]; then
+        done_list="${STEPS_DONE[*]}"
+    fi
+    {
+        say ""
+        say "install.sh: error: step $STEP [$STEP_NAME] failed (exit status $rc) running: $cmd"
+        if [ -n "$STEP_HINT" ]; then
+            say "install.sh: what to check: $STEP_HINT"
+        fi
+        say "install.sh: state: steps done before it: $done_list; [$STEP_NAME] and the steps after it were not finished"
+        if [ "$MODE" = install ]; then
+            say "install.sh: the service was not (re)started by this run; if it was installed before, the previous version is still in place"
+            say "install.sh: fix the cause and run the same command again (sudo systemd/install.sh): that is safe, every step checks what is already there"
+        else
+            say "install.sh: fix the cause and run the same command again (sudo systemd/install.sh --uninstall): that is safe"
+        fi
+    } >&2
+    exit "$rc"
+}
+trap 'on_error $? "$BASH_COMMAND"' ERR
+trap '[ -z "$BUILD" ] || rm -rf "$BUILD"' EXIT
 
 # One word as a shell would need it: bare when safe, otherwise in single quotes.
 quote() {
@@ -93,6 +137,7 @@ run() {
         shown+="$(quote "$arg") "
     done
     say "    \$ ${shown% }"
+    RUNNING=${shown% }
     if [ "$DRY_RUN" -eq 0 ]; then
         "$@"
     fi
@@ -146,7 +191,10 @@ preflight() {
         done
     fi
     if [ "$DRY_RUN" -eq 0 ] && [ "$(id -u)" -ne 0 ]; then
-        die "run as root (sudo $0 $*), or use --dry-run to see the steps"
+        die "run as root (sudo $0${*:+ $*}), or use --dry-run to see the steps"
+    fi
+    if [ "$DRY_RUN" -eq 0 ] && [ ! -d "$DESTDIR/run/systemd/system" ]; then
+        die "systemd is not running on this machine (no /run/systemd/system): the box runs as a systemd service, which needs Raspberry Pi OS (or another systemd system) booted normally, not a container or chroot without systemd; nothing was changed"
     fi
     if [ "$problems" -gt 0 ]; then
         if [ "$DRY_RUN" -eq 1 ]; then
@@ -158,9 +206,15 @@ preflight() {
 }
 
 do_packages() {
-    step packages "apt packages: ${APT_PACKAGES[*]}"
+    step packages "apt packages: ${APT_PACKAGES[*]}" \
+        "apt-get needs internet access to the OS's package archives (try: sudo apt-get update)"
     note "python3-lgpio comes from apt, not pip: the venv sees it through --system-site-packages"
     run env DEBIAN_FRONTEND=noninteractive apt-get update
+    note "python3-lgpio is only in the Raspberry Pi OS archive (archive.raspberrypi.com):"
+    run apt-cache policy python3-lgpio
+    if [ "$DRY_RUN" -eq 0 ] && ! apt-cache policy python3-lgpio 2>/dev/null | grep -q 'Candidate: [^(]'; then
+        die "python3-lgpio cannot be installed: this is not Raspberry Pi OS (its apt sources lack the Raspberry Pi OS archive, the only place python3-lgpio comes from; gpiozero needs it for the buttons, buzzer and LED). Install Raspberry Pi OS Bookworm on the Pi, or add archive.raspberrypi.com to the apt sources. State: only the package lists were refreshed; nothing else was changed, and running this again is safe"
+    fi
     run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
 }
 
@@ -192,7 +246,8 @@ do_user() {
 }
 
 do_venv() {
-    step venv "virtual environment $VENV (--system-site-packages, for apt's python3-lgpio)"
+    step venv "virtual environment $VENV (--system-site-packages, for apt's python3-lgpio)" \
+        "python3-venv and python3-lgpio from the packages step (import lgpio must work with python3)"
     run install -d -m 0755 "$PREFIX"
     if [ "$DRY_RUN" -eq 1 ] || [ ! -x "$VENV/bin/python" ]; then
         note "if $VENV does not exist yet:"
@@ -205,10 +260,26 @@ do_venv() {
 }
 
 do_pip() {
-    step pip "pip install the package from $SRC into the venv"
+    step pip "pip install the package from a copy of $SRC into the venv" \
+        "pip downloads the dependencies from PyPI: check the internet connection (ping pypi.org) and the free disk space (df -h /opt /tmp)"
+    note "built from a temporary copy, so the checkout is left as it was: pip as root in the checkout"
+    note "would leave root-owned build/ and *.egg-info there, and dev.py would then fail as you"
+    if [ "$DRY_RUN" -eq 1 ]; then
+        BUILD_SRC="${TMPDIR:-/tmp}/card-assistant-build.XXXXXX/src"
+    else
+        BUILD=$(mktemp -d "${TMPDIR:-/tmp}/card-assistant-build.XXXXXX")
+        BUILD_SRC=$BUILD/src
+    fi
+    say "    \$ copy $SRC to $BUILD_SRC (without .git, .venv, build, *.egg-info, node_modules)"
+    if [ "$DRY_RUN" -eq 0 ]; then
+        mkdir "$BUILD_SRC"
+        tar -C "$SRC" --exclude=./.git --exclude=./.venv --exclude=./build --exclude='*.egg-info' \
+            --exclude=node_modules -cf - . | tar -C "$BUILD_SRC" -xf -
+    fi
     run "$VENV/bin/python" -m pip install --upgrade pip
-    run "$VENV/bin/python" -m pip install --upgrade "$SRC"
+    run "$VENV/bin/python" -m pip install --upgrade "$BUILD_SRC"
     run "$VENV/bin/card-assistant" --help
+    run rm -rf "$BUILD_SRC"
 }
 
 do_udev() {
@@ -229,6 +300,9 @@ do_modules() {
 do_i2c() {
     local cfg
     step i2c "enable I2C at 400 kHz (dtparam=i2c_arm=on, dtparam=i2c_arm_baudrate=400000)"
+    if [ ! -e "$DESTDIR/dev/i2c-1" ]; then
+        REBOOT_NEEDED="I2C is turned on in config.txt, but /dev/i2c-1 (the OLED's bus) exists only after a reboot"
+    fi
     if [ "$DRY_RUN" -eq 1 ] || command -v raspi-config > /dev/null; then
         note "if raspi-config is installed:"
         run raspi-config nonint do_i2c 0
@@ -284,7 +358,8 @@ do_config() {
 }
 
 do_service() {
-    step service "install, enable and start $APP.service"
+    step service "install, enable and start $APP.service" \
+        "systemd must be running (systemctl is-system-running); the service's log: journalctl -u $APP"
     run install -m 0644 "$UNIT_SRC" "$UNIT_DST"
     run systemctl daemon-reload
     run systemctl enable "$APP.service"
@@ -307,6 +382,12 @@ install_all() {
     do_service
     say ""
     say "==> done: $APP installed. Logs: journalctl -u $APP -f"
+    if [ -n "$REBOOT_NEEDED" ]; then
+        say ""
+        say "==> reboot needed: $REBOOT_NEEDED: run  sudo reboot"
+        say "    Until then the service runs without the screen: its log says once that the screen is"
+        say "    not there, and the table appears as soon as the screen answers."
+    fi
 }
 
 uninstall_all() {

@@ -39,13 +39,13 @@ def tool(name, hint):
 
 
 def run(cmd, **kw):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    return subprocess.run([str(c) for c in cmd], capture_output=True, encoding="utf-8", **kw)
 
 
 def unit_lines(path=UNIT):
     """(section, key, value) for every assignment in a unit file, duplicates kept."""
     out, section = [], None
-    for raw in path.read_text().splitlines():
+    for raw in path.read_text(encoding="utf-8").splitlines():
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
@@ -91,20 +91,20 @@ def verify(root):
 
 
 def test_verify_prints_no_warning(tmp_path):
-    rc, out = verify(fake_root(tmp_path, UNIT.read_text()))
+    rc, out = verify(fake_root(tmp_path, UNIT.read_text(encoding="utf-8")))
     assert out == "", f"systemd-analyze verify warned:\n{out}"
     assert rc == 0
 
 
 def test_verify_harness_catches_a_bad_key(tmp_path):
     # The same harness must see a mistake, or the clean result above proves nothing.
-    bad = UNIT.read_text().replace("[Service]\n", "[Service]\nWatchDogSecs=30\n", 1)
+    bad = UNIT.read_text(encoding="utf-8").replace("[Service]\n", "[Service]\nWatchDogSecs=30\n", 1)
     rc, out = verify(fake_root(tmp_path, bad))
     assert "WatchDogSecs" in out
 
 
 def test_verify_harness_catches_a_missing_binary(tmp_path):
-    rc, out = verify(fake_root(tmp_path, UNIT.read_text(), with_exec=False))
+    rc, out = verify(fake_root(tmp_path, UNIT.read_text(encoding="utf-8"), with_exec=False))
     assert EXEC in out and rc != 0
 
 
@@ -215,7 +215,7 @@ def dry_run(tmp_path, *args):
     bin_dir, log = stub_path(tmp_path)
     env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}", "LC_ALL": "C"}
     res = run(["bash", INSTALL, "--dry-run", *args], env=env, stdin=subprocess.DEVNULL)
-    ran = log.read_text() if log.exists() else ""
+    ran = log.read_text(encoding="utf-8") if log.exists() else ""
     return res, ran
 
 
@@ -244,7 +244,8 @@ def test_dry_run_prints_every_install_step_and_changes_nothing(tmp_path):
         "useradd --system --user-group",
         "usermod --append --groups gpio,i2c,dialout card-assistant",
         "python3 -m venv --system-site-packages /opt/card-assistant/venv",
-        f"/opt/card-assistant/venv/bin/python -m pip install --upgrade {src}",
+        f"copy {src} to ", "/card-assistant-build.",
+        "/opt/card-assistant/venv/bin/python -m pip install --upgrade ", "/card-assistant-build.",
         f"install -m 0644 {src}/hardware/99-card-assistant-reader.rules "
         "/etc/udev/rules.d/99-card-assistant-reader.rules",
         "udevadm control --reload-rules",
@@ -302,7 +303,8 @@ def test_real_run_refuses_a_non_root_user_before_any_step(tmp_path):
     env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
     res = run(["bash", INSTALL], env=env, stdin=subprocess.DEVNULL)
     assert res.returncode == 1 and "run as root" in res.stderr
-    assert not log.exists(), log.read_text()
+    assert f"(sudo {INSTALL})," in res.stderr  # issue 16: no stray space before the parenthesis
+    assert not log.exists(), log.read_text(encoding="utf-8")
 
 
 # ---- install.sh for real, into a throwaway root ------------------------------------------------
@@ -314,15 +316,17 @@ STANDIN = r'''#!/bin/bash
 name=$(basename "$0")
 state="{state}"
 echo "$name $*" >> "{log}"
+[ ! -e "$state/fail-$name" ] || exit 7  # a test makes this command fail
 case $name in
     getent) [ -e "$state/group-$2" ] ;;
+    apt-cache) if [ -e "$state/not-raspberry-pi-os" ]; then echo "  Candidate: (none)"; else echo "  Candidate: 0.2.2-1~rpt1"; fi ;;
     groupadd) touch "$state/group-${{!#}}" ;;
     useradd) touch "$state/user-${{!#}}" ;;
     id) if [ "$1" = -u ] && [ $# -eq 1 ]; then echo 0; else [ -e "$state/user-${{!#}}" ]; fi ;;
     python3)  # python3 -m venv [--system-site-packages] [--upgrade] DIR: a venv whose python logs
         dir=${{!#}}
         mkdir -p "$dir/bin"
-        printf '#!/bin/sh\necho "venv-python $*" >> "{log}"\n' > "$dir/bin/python"
+        printf '#!/bin/sh\necho "venv-python $*" >> "{log}"\nif [ -e "{state}/fail-pip" ] && [ "$2" = pip ]; then exit 1; fi\n' > "$dir/bin/python"
         printf '#!/bin/sh\necho "card-assistant $*" >> "{log}"\n' > "$dir/bin/card-assistant"
         chmod +x "$dir/bin/python" "$dir/bin/card-assistant" ;;
     install)  # the real install(1), without -o/-g (no such user or group on this machine)
@@ -333,7 +337,7 @@ case $name in
         exec /usr/bin/install "${{args[@]}}" ;;
 esac  # the script's status is the case's: getent and id answer from the markers
 '''
-MACHINE_COMMANDS = ["apt-get", "getent", "groupadd", "useradd", "usermod", "id", "python3",
+MACHINE_COMMANDS = ["apt-get", "apt-cache", "getent", "groupadd", "useradd", "usermod", "id", "python3",
                     "install", "systemctl", "udevadm", "modprobe", "raspi-config"]
 
 
@@ -345,8 +349,9 @@ class Sandbox:
         bin_dir = tmp_path / "bin"
         for d in (state, bin_dir):
             d.mkdir()
+        self.state = state
         for d in ("etc/systemd/system", "etc/udev/rules.d", "etc/modules-load.d", "boot/firmware",
-                  "var/lib"):
+                  "var/lib", "run/systemd/system"):
             (self.root / d).mkdir(parents=True)
         self.config_txt = self.root / "boot/firmware/config.txt"
         # a Bookworm-like config.txt: a model filter last, a slow I2C line, no final newline
@@ -358,12 +363,15 @@ class Sandbox:
             stub.chmod(0o755)
         self.env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "DESTDIR": str(self.root), "LC_ALL": "C"}
 
-    def run(self, *args):
+    def run(self, *args, ok=True):
         if self.log.exists():
             self.log.unlink()
         res = run(["bash", INSTALL, *args], env=self.env, stdin=subprocess.DEVNULL)
+        if not ok:
+            return res
         assert res.returncode == 0, f"install.sh {' '.join(args)} failed:\n{res.stdout}\n{res.stderr}"
-        return self.log.read_text()
+        self.stdout = res.stdout
+        return self.log.read_text(encoding="utf-8")
 
     def path(self, p):
         return self.root / p.lstrip("/")
@@ -378,23 +386,23 @@ def test_install_writes_everything_and_a_second_run_changes_nothing_it_should_ke
     calls = box.run()
     unit = box.path("/etc/systemd/system/card-assistant.service")
     config = box.path("/etc/card-assistant/config.toml")
-    assert unit.read_text() == UNIT.read_text()
+    assert unit.read_text(encoding="utf-8") == UNIT.read_text(encoding="utf-8")
     assert box.path("/etc/udev/rules.d/99-card-assistant-reader.rules").read_bytes() == (
         ROOT / "hardware" / "99-card-assistant-reader.rules").read_bytes()
-    assert box.path("/etc/modules-load.d/card-assistant.conf").read_text().split("\n")[1:3] == [
+    assert box.path("/etc/modules-load.d/card-assistant.conf").read_text(encoding="utf-8").split("\n")[1:3] == [
         "i2c-dev", "cdc_acm"]
-    assert config.read_text() == (ROOT / "assistant" / "config.example.toml").read_text()
+    assert config.read_text(encoding="utf-8") == (ROOT / "assistant" / "config.example.toml").read_text(encoding="utf-8")
     for call in ("apt-get install -y --no-install-recommends python3-lgpio python3-venv i2c-tools",
                  "groupadd --system gpio", "groupadd --system i2c", "groupadd --system dialout",
                  "useradd --system --user-group", "usermod --append --groups gpio,i2c,dialout",
-                 "python3 -m venv --system-site-packages", f"venv-python -m pip install --upgrade {ROOT}",
+                 "python3 -m venv --system-site-packages", "venv-python -m pip install --upgrade /",
                  "raspi-config nonint do_i2c 0", "systemctl enable card-assistant.service",
                  "systemctl restart card-assistant.service"):
         assert call in calls, f"{call!r} was not run:\n{calls}"
     assert calls.index("install -m 0644") < calls.index("systemctl enable")
 
     # I2C at 400 kHz, in one block at the end, under [all] so the [pi4] filter does not swallow it
-    text = box.config_txt.read_text()
+    text = box.config_txt.read_text(encoding="utf-8")
     assert i2c_blocks(text) == 1
     tail = text[text.index("# card-assistant-i2c-begin"):].splitlines()
     assert tail[1:4] == ["[all]", "dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000"]
@@ -403,12 +411,12 @@ def test_install_writes_everything_and_a_second_run_changes_nothing_it_should_ke
     # the owner edits the config; an upgrade (the same command again) must keep it
     config.write_text("[display]\ndriver = \"sh1106\"\n")
     calls = box.run()
-    assert config.read_text() == "[display]\ndriver = \"sh1106\"\n"
+    assert config.read_text(encoding="utf-8") == "[display]\ndriver = \"sh1106\"\n"
     assert "groupadd" not in calls and "useradd" not in calls  # they exist now
     assert "python3 -m venv --system-site-packages --upgrade" in calls
-    assert i2c_blocks(box.config_txt.read_text()) == 1
-    assert box.config_txt.read_text() == text
-    assert unit.read_text() == UNIT.read_text()
+    assert i2c_blocks(box.config_txt.read_text(encoding="utf-8")) == 1
+    assert box.config_txt.read_text(encoding="utf-8") == text
+    assert unit.read_text(encoding="utf-8") == UNIT.read_text(encoding="utf-8")
 
 
 def test_uninstall_keeps_the_journal_and_the_config(tmp_path):
@@ -440,3 +448,68 @@ def test_the_daemon_accepts_the_units_command_line(tmp_path):
     res = run([sys.executable, "-m", "assistant.cli", *argv[1:]], cwd=ROOT, stdin=subprocess.DEVNULL)
     assert "usage:" not in res.stderr, res.stderr  # argparse took --config and --state-dir
     assert res.returncode == 2 and "adress" in res.stderr, res.stderr
+
+
+# ---- issue 16: the installer's own words, and the checkout left alone --------------------------
+
+def test_pip_builds_from_a_copy_so_the_checkout_is_left_as_it_was(tmp_path):
+    """pip as root in the checkout left root-owned build/ and *.egg-info there, and `python3 dev.py
+    run` as the user then failed; the package is now installed from a temporary copy."""
+    box = Sandbox(tmp_path)
+    calls = box.run()
+    (pip,) = [c for c in calls.splitlines() if c.startswith("venv-python -m pip install --upgrade /")]
+    source = Path(pip.split()[-1])
+    assert ROOT not in source.parents and "card-assistant-build." in str(source)
+    assert not source.exists() and not source.parent.exists()  # the copy is removed afterwards
+
+
+def test_a_failing_step_is_named_with_the_state_and_how_to_go_on(tmp_path):
+    box = Sandbox(tmp_path)
+    (box.state / "fail-udevadm").touch()
+    res = box.run(ok=False)
+    assert res.returncode == 7
+    err = res.stderr
+    assert "step 7 [udev] failed (exit status 7) running: udevadm control --reload-rules" in err, err
+    assert "steps done before it: preflight packages groups user venv pip;" in err
+    assert "run the same command again (sudo systemd/install.sh): that is safe" in err
+    assert "systemctl" not in box.log.read_text(encoding="utf-8")  # nothing after the failing step ran
+
+
+def test_pip_failing_says_it_needs_the_internet(tmp_path):
+    box = Sandbox(tmp_path)
+    (box.state / "fail-pip").touch()  # no network: pip fails
+    res = box.run(ok=False)
+    assert res.returncode == 1 and "step 6 [pip] failed" in res.stderr
+    assert "internet" in res.stderr and "pypi.org" in res.stderr
+
+
+def test_not_raspberry_pi_os_is_said_plainly_when_python3_lgpio_is_missing(tmp_path):
+    box = Sandbox(tmp_path)
+    (box.state / "not-raspberry-pi-os").touch()
+    res = box.run(ok=False)
+    assert res.returncode == 1
+    assert "python3-lgpio cannot be installed: this is not Raspberry Pi OS" in res.stderr
+    assert "archive.raspberrypi.com" in res.stderr and "running this again is safe" in res.stderr
+    calls = box.log.read_text(encoding="utf-8")
+    assert "apt-get install" not in calls and "groupadd" not in calls and "useradd" not in calls
+
+
+def test_without_systemd_running_nothing_is_changed(tmp_path):
+    box = Sandbox(tmp_path)
+    (box.root / "run/systemd/system").rmdir()
+    res = box.run(ok=False)
+    assert res.returncode == 1 and "systemd is not running" in res.stderr and "nothing was changed" in res.stderr
+    assert not box.log.exists() or "apt-get" not in box.log.read_text(encoding="utf-8")
+
+
+def test_a_reboot_is_asked_for_while_the_i2c_bus_is_missing(tmp_path):
+    """I2C turned on in config.txt takes effect at the next boot: the installer says so, and that the
+    service meanwhile runs and waits for the screen (issue 16 item 2)."""
+    box = Sandbox(tmp_path)
+    box.run()
+    assert "==> reboot needed: I2C is turned on in config.txt" in box.stdout
+    assert "sudo reboot" in box.stdout and "the table appears as soon as the screen answers" in box.stdout
+    (box.root / "dev").mkdir()
+    (box.root / "dev/i2c-1").touch()  # the bus is there (rebooted, or I2C was on already)
+    box.run()
+    assert "reboot needed" not in box.stdout
