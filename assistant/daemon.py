@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from .events import Tick
+from .events import Tick, event_queue
 from .journal import Journal, JournalError, JournalTooNew, JournalUnavailable
 from .notify import Notifier
 from .scenario import format_action
@@ -45,7 +45,7 @@ class Box:
         self.display = display
         self.alerts = alerts
         self.notifier = notifier or Notifier({})
-        self.events = events or queue.Queue()
+        self.events = events or event_queue()
         self.handled = 0
         self.counts = {}  # event type -> events handled (the simulation waits on these)
         self.changed = threading.Condition()
@@ -145,6 +145,12 @@ class JournalRefused:
                     menu=Menu("Journal", (self.title,)))
 
 
+def _post_stop(events):
+    """From a signal handler: the handler runs on the loop's own thread, which may hold the queue's
+    lock or be the only one that can make room in it, so a short thread posts the Stop."""
+    threading.Thread(target=events.put, args=(Stop(),), name="stop", daemon=True).start()
+
+
 def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
     """The journal in ``state_dir`` and a table resumed from it (or at the new-match menu)."""
     journal = Journal(os.path.join(state_dir, "journal.sqlite3"))
@@ -196,7 +202,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     from .display import is_hardware, open_display
     from .reader import Reader
 
-    events = queue.Queue()
+    events = event_queue()
     try:
         table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
     except JournalTooNew as e:  # said once per start, and on the screen until stopped
@@ -225,7 +231,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         box = Box(table, display, alerts, Notifier(), events)
         for sig in (signal.SIGTERM, signal.SIGINT):
             if threading.current_thread() is threading.main_thread():
-                signal.signal(sig, lambda *_: events.put(Stop()))
+                signal.signal(sig, lambda *_: _post_stop(events))
         if on_box is not None:
             on_box(box)
         box.run()

@@ -1,9 +1,32 @@
 """Events that adapters post on the daemon's input queue.
 
 Adapters (the reader thread, gpiozero callbacks, the simulator) only build
-these and ``queue.put`` them; the one thread that owns the state applies them.
+these and ``queue.put`` them on the bounded ``event_queue()``; the one thread that owns the
+state applies them.
 """
+import queue
 from dataclasses import dataclass
+
+QUEUE_SIZE = 256  # events waiting for the loop; a full queue makes the posting thread wait
+
+
+def event_queue():
+    """The daemon's input queue: bounded, so a flood (a stuck pad, a babbling reader) makes the
+    adapters wait (back-pressure: the reader stops reading, the serial buffers fill, the firmware
+    waits) instead of dropping events or growing without limit."""
+    return queue.Queue(maxsize=QUEUE_SIZE)
+
+
+def post(events, event, stopping):
+    """Put ``event`` on a bounded queue, waiting while it is full, unless ``stopping`` is set (a
+    threading.Event): then False, and the event is not posted (the box is going down)."""
+    while not stopping.is_set():
+        try:
+            events.put(event, timeout=0.25)
+            return True
+        except queue.Full:
+            continue
+    return False
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ import serial
 import termios
 
 from assistant import protocol
-from assistant.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
+from assistant.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved, post
 from assistant.protocol import MANY, BadLine
 from assistant.repeated import Repeated
 
@@ -280,7 +280,7 @@ class Reader:
             if event.connected == self._up and not event.connected:
                 return  # one "down" per outage, not one per retry
             self._up = event.connected
-        self.events.put(event)
+        post(self.events, event, self._stop)  # a full queue: wait, and read nothing meanwhile
 
     def _run(self):
         delay = self.backoff[0]

@@ -10,6 +10,7 @@ is asserted is which events arrive, in which order, and what was counted.
 import queue
 import threading
 import random
+import time
 
 import pytest
 
@@ -348,3 +349,63 @@ def test_a_missing_reader_is_logged_when_it_starts_and_ends_not_per_retry(tmp_pa
     assert "cannot open" in said[0] and "logged once until it ends" in said[0]
     tries = reader.counts["open failed"]
     assert said[1].startswith(f"reader: {link} opened (after {tries} times in ")
+
+
+def test_a_flood_into_a_full_queue_waits_and_loses_nothing(tmp_path):
+    """Issue 10, item 6: the queue to the loop is bounded. While the loop takes nothing, the
+    reader waits on the full queue, stops reading, the pty fills and the firmware's writes wait
+    (back-pressure); then every tap arrives once, in order. (bench/bench_flood.py measures it
+    at 10,000 taps.)"""
+    link = tmp_path / "card-reader"
+    vf = VirtualFirmware(link).plug()
+    q = queue.Queue(maxsize=8)
+    reader = Reader(str(link), q, silence=None).start()
+    taps = 1500
+    uids = [f"04{i:012X}" for i in range(taps)]
+    sender = threading.Thread(target=lambda: [vf.tap(1 + i % 4, u) for i, u in enumerate(uids)])
+    try:
+        assert vf.host_ready.wait(HANG_GUARD)
+        sender.start()
+        pause, end, seen = threading.Event(), time.monotonic() + HANG_GUARD, -1
+        while (vf.seq != seen or not q.full()) and time.monotonic() < end:
+            seen = vf.seq  # the firmware's line counter: it stops when its writes wait
+            pause.wait(0.3)
+        assert q.full() and sender.is_alive()
+        got = []
+        while len(got) < 2 * taps:
+            e = q.get(timeout=HANG_GUARD)
+            if not isinstance(e, ReaderStatus):
+                got.append(e)
+        sender.join(HANG_GUARD)
+        want = [kind(1 + i % 4, u) for i, u in enumerate(uids) for kind in (TagArrived, TagRemoved)]
+        assert got == want
+        assert {k: v for k, v in reader.counts.items()} == {}
+    finally:
+        reader.stop()
+        vf.unplug()
+
+
+def test_a_reader_waiting_on_a_full_queue_still_stops(tmp_path):
+    """The box going down while the reader waits for room: the reader gives up the wait and its
+    thread ends (it used to stay blocked in put for ever)."""
+    link = tmp_path / "card-reader"
+    vf = VirtualFirmware(link).plug()
+    q = queue.Queue(maxsize=2)
+    reader = Reader(str(link), q, silence=None).start()
+    try:
+        assert vf.host_ready.wait(HANG_GUARD)
+        for i in range(4):
+            vf.tap(1, f"04{i:012X}")
+        end = time.monotonic() + HANG_GUARD
+        while reader.tracker.good < 8 + 4 and time.monotonic() < end:  # the boot lines, then taps
+            time.sleep(0.02)
+        assert q.full()
+        reader.stop(timeout=HANG_GUARD)
+        assert not reader._thread.is_alive()
+    finally:
+        vf.unplug()
+
+
+def test_the_daemon_queue_is_bounded():
+    from assistant.events import QUEUE_SIZE, event_queue
+    assert event_queue().maxsize == QUEUE_SIZE > 0
