@@ -116,7 +116,7 @@ def _check_type(where, key, value, default):
     if want is float and isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{where}: [{key}] should be a finite number, not {value!r}")
     if not ok:
-        raise ConfigError(f"{where}: [{key}] should be {want.__name__}, not {value!r}")
+        raise ConfigError(f"{where}: {key} should be {want.__name__}, not {value!r}")
     return value
 
 
@@ -175,7 +175,7 @@ def from_dict(data, source="config"):
             if key not in known:
                 raise ConfigError(
                     f"{source}: unknown key [{name}] {key} (known: {', '.join(known)})")
-        values = {k: _check_type(source, f"{name}] {k}", v, getattr(defaults, k))
+        values = {k: _check_type(source, f"[{name}] {k}", v, getattr(defaults, k))
                   for k, v in table.items()}
         built[name] = replace(defaults, **values)
     cfg = Config(**built)
