@@ -131,11 +131,12 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
         total["missed"] += len([r for r in injected if r not in got])
         m = sim.table.match
         s = m.state()
+        total["actions"] += len(m.actions)  # one kind of action everywhere: a line of the record
         out(f"match {k + 1}: winner {' and '.join(s['winner'])}, score {s['score']}, "
-            f"{len(m.actions)} actions, reneges injected {len(injected)}, proven {len(got)}")
+            f"{len(m.actions)} actions recorded, reneges injected {len(injected)}, proven {len(got)}")
     elapsed = time.perf_counter() - started
     refused = f", illegal cards refused at once {total['refused']}" if scan else ""
-    out(f"{game}: {matches} matches, {total['actions']} actions through the full stack "
+    out(f"{game}: {matches} matches, {total['actions']} actions recorded through the full stack "
         f"in {elapsed:.1f} s; reneges injected {total['injected']}, proven {total['proven']}, "
         f"false alerts {total['false']}, unproven {total['missed']}; claims {total['claims']}{refused}")
     ok = total["injected"] == total["proven"] and not total["false"] and not total["missed"]
@@ -188,7 +189,6 @@ def _play(sim, bot, rng, claim_rate, total, try_rate=0.0):
         before = len(m.actions)
         perform(sim, action)
         _check(sim, before, action)
-        total["actions"] += 1
     return list(m.engine.book.proven)
 
 

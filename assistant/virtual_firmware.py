@@ -6,8 +6,10 @@ creates a pty and points a stable name (like udev's /dev/card-reader) at it;
 corrupt the next line, inject garbage, pull the cable halfway through the next
 line, or reboot.
 Like the real firmware it boots when the host first talks to it (HELLO, STATUS,
-then a STATE snapshot), answers PING/SYNC/STATUS/LED/BEEP, and keeps its
-sequence numbers across faults so the host can notice them.
+then a STATE snapshot), sends a heartbeat (``HB``) every second from then on,
+so the host can tell a quiet table from a dead link, answers
+PING/SYNC/STATUS/LED/BEEP, and keeps its sequence numbers across faults so the
+host can notice them.
 
 >>> vf = VirtualFirmware("/tmp/card-reader").plug()   # doctest: +SKIP
 >>> vf.tap(2, "04A1B2C3D4E5F6")                        # doctest: +SKIP
@@ -16,6 +18,7 @@ import os
 import secrets
 import select
 import threading
+import time
 import tty
 from pathlib import Path
 
@@ -23,10 +26,12 @@ from assistant import protocol
 from assistant.protocol import MANY, BadLine
 
 VERSION = "1.0.0-virtual"
+HEARTBEAT_S = 1.0  # as firmware/config.py's HEARTBEAT_MS: the host calls 5 s without a line silence
 
 
 class VirtualFirmware:
-    def __init__(self, link, pads=4, present_after=3, gone_after=4, host_timeout=30.0):
+    def __init__(self, link, pads=4, present_after=3, gone_after=4, host_timeout=30.0,
+                 heartbeat=HEARTBEAT_S):
         self.link = Path(link)
         self.npads = pads
         self.present_after, self.gone_after = present_after, gone_after
@@ -42,6 +47,8 @@ class VirtualFirmware:
         self._thread = None
         self.host_ready = threading.Event()  # set once the host has sent SYNC since plug()
         self.host_timeout = host_timeout
+        self.heartbeat_s = heartbeat  # None: no heartbeat of its own (a test sends them by hand)
+        self.started = self.last_beat = None  # monotonic times of the boot and the last HB
 
     # --- the cable
     def plug(self):
@@ -117,8 +124,11 @@ class VirtualFirmware:
             self.pads[pad] = MANY
             self.send(f"CONFLICT {pad}")
 
-    def heartbeat(self, uptime=0):
-        self.send(f"HB {self.boot or '0000'} {uptime}")
+    def heartbeat(self, uptime=None, faults=True):
+        with self._lock:
+            if uptime is None:
+                uptime = int(time.monotonic() - self.started) if self.started is not None else 0
+            self.send(f"HB {self.boot or '0000'} {uptime}", faults=faults)
 
     # --- faults on the next line(s) written
     def drop_next(self, n=1):
@@ -148,11 +158,13 @@ class VirtualFirmware:
             return self._heard.wait_for(lambda: len(self.commands) >= n, timeout)
 
     # --- the wire
-    def send(self, body):
+    def send(self, body, faults=True):
+        """Write one framed line; ``faults=False`` leaves the queued faults for the next table
+        line (a heartbeat that happens to fall between must not take a test's fault)."""
         with self._lock:
             line = protocol.frame(self.seq, body)
             self.seq = (self.seq + 1) % protocol.SEQ_MOD
-            fault = self._faults.pop(0) if self._faults else None
+            fault = self._faults.pop(0) if self._faults and faults else None
             if fault == "drop":
                 return
             if fault == "cut":
@@ -171,6 +183,7 @@ class VirtualFirmware:
 
     def _boot(self):
         self.boot, self.seq = secrets.token_hex(2).upper(), 0
+        self.started = self.last_beat = time.monotonic()
         self.send(f"HELLO card-reader {VERSION} boot={self.boot} pads={self.npads} "
                   f"present={self.present_after} gone={self.gone_after}")
         for pad in range(1, self.npads + 1):
@@ -192,6 +205,7 @@ class VirtualFirmware:
     def _read_commands(self, master, unplugged):
         buf = bytearray()
         while not unplugged.is_set():
+            self._beat()
             if not select.select([master], [], [], 0.05)[0]:
                 continue
             try:
@@ -202,6 +216,16 @@ class VirtualFirmware:
             while (end := buf.find(b"\n")) >= 0:
                 line, buf = bytes(buf[:end]), buf[end + 1:]
                 self._command(line)
+
+    def _beat(self):
+        """The firmware's tick: an HB line once ``heartbeat_s`` has passed since the last."""
+        with self._lock:
+            if self.heartbeat_s is None or self.last_beat is None or self._master is None:
+                return
+            now = time.monotonic()
+            if now - self.last_beat >= self.heartbeat_s:
+                self.last_beat = now
+                self.heartbeat(faults=False)
 
     def _command(self, line):
         with self._lock:
