@@ -2,8 +2,14 @@
 
 Import time matters on a Pi Zero 2 W, so nothing heavy is imported here: each
 subcommand lives in its own module with a ``main(argv) -> int``.
+
+Whatever goes wrong, a person sees one plain line and a non-zero exit status,
+never a Python traceback: each subcommand refuses bad arguments in words, and
+this module catches what slips through (a closed pipe, Ctrl-C, a bug). Set
+``CARD_ASSISTANT_DEBUG=1`` to get the traceback of an unexpected error.
 """
 import importlib
+import os
 import sys
 
 COMMANDS = {
@@ -15,23 +21,91 @@ COMMANDS = {
 }
 
 
+def argument_parser(prog, **kw):
+    """An ``argparse`` parser whose refusal is one line (``PROG: error: WHY (see PROG --help)``)
+    with exit status 2, instead of the usage block and then the reason."""
+    import argparse
+
+    class OneLineParser(argparse.ArgumentParser):
+        def error(self, message):
+            self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    return OneLineParser(prog=prog, **kw)
+
+
 def usage():
-    lines = ["usage: card-assistant COMMAND [ARGS]", "", "commands:"]
+    lines = ["usage: card-assistant COMMAND [ARGS]", "       card-assistant --version", "",
+             "commands:"]
     lines += [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "'card-assistant COMMAND --help' describes a command's arguments.",
+              "The rules the box applies: docs/rules.md; the scenario format: docs/scenario-format.md."]
     return "\n".join(lines)
+
+
+def version():
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+    try:
+        return installed("card-assistant")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+def _quiet_stdout():
+    """The reader of standard output went away (``| head``): stop writing to it, silently."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _dispatch(argv)
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 141  # as a shell reports a program ended by SIGPIPE
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug: one line, no traceback, unless a developer asks for it
+        if os.environ.get("CARD_ASSISTANT_DEBUG"):
+            raise
+        name = argv[0] if argv and argv[0] in COMMANDS else ""
+        print(f"card-assistant{' ' + name if name else ''}: internal error ({type(e).__name__}); "
+              f"rerun with CARD_ASSISTANT_DEBUG=1 for the details and report it", file=sys.stderr)
+        return 70  # EX_SOFTWARE
+
+
+def _dispatch(argv):
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
-        return 0
+        return _flushed(0)
+    if argv[0] in ("-V", "--version", "version"):
+        print(f"card-assistant {version()}")
+        return _flushed(0)
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"card-assistant: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        print(f"card-assistant: unknown command {name[:40]!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
-    return module.main(rest)
+    try:
+        status = module.main(rest)
+    except SystemExit as e:  # argparse: --help (0) or a refused argument (2), already said
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    return _flushed(status)
+
+
+def _flushed(status):
+    """Flush standard output here, so a closed pipe is caught above and not at interpreter exit."""
+    sys.stdout.flush()
+    return status
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ last), and follows the view's alert with the buzzer and LED. systemd gets
 ``READY=1`` after the first frame and ``WATCHDOG=1`` from the same loop, so a
 stuck loop is restarted. Log lines never carry hidden information.
 """
-import argparse
 import logging
 import os
 import queue
@@ -176,8 +175,32 @@ def load_deck_or_warn(path):
         return {}, f"Deck unreadable: {e}"[:120]
 
 
+def cannot_run(cfg):
+    """Why the box cannot run here at all, in words with what to do, or None. A display or reader
+    that is merely absent is not such a reason: the box shows what it can and waits for them."""
+    import warnings
+    if cfg.display.driver == "emulator":
+        try:
+            import luma.emulator.device  # noqa: F401
+        except ImportError:
+            return ("the display driver 'emulator' needs luma.emulator, which is not installed "
+                    "(pip install luma.emulator, or set [display] driver = \"dummy\"); "
+                    "to try the box without hardware: card-assistant sim")
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory
+    try:
+        with warnings.catch_warnings():  # its fallback warnings would only repeat the reason
+            warnings.simplefilter("ignore")
+            Device.ensure_pin_factory()
+    except BadPinFactory:
+        return ("no GPIO pin library works here, so this is no Raspberry Pi (or lgpio is missing): "
+                "to try the box without hardware: card-assistant sim")
+    return None
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(prog="card-assistant run", description="Run the box.")
+    from .cli import argument_parser
+    parser = argument_parser("card-assistant run", description="Run the box.")
     parser.add_argument("--config", default=None, help="TOML config (default: built-in defaults)")
     parser.add_argument("--state-dir", default=None, help="where the journal lives (overrides the config)")
     args = parser.parse_args(argv)
@@ -188,6 +211,10 @@ def main(argv):
     except ConfigError as e:
         log.error("%s", e)
         return 2
+    problem = cannot_run(cfg)
+    if problem:
+        log.error("cannot run: %s", problem)
+        return 1
     state_dir = args.state_dir or cfg.paths.state_dir  # the journal makes it (private), or says why not
     deck_path = Path(cfg.paths.deck) if os.path.isabs(cfg.paths.deck) else Path(state_dir) / cfg.paths.deck
     deck, deck_problem = load_deck_or_warn(deck_path)

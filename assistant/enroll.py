@@ -9,13 +9,14 @@ tags on a pad, or a second tag for a card that has one; a card found lying on
 a pad (not seen arriving) is never taken for the named one. The deck is saved after
 every accepted card, so stopping (Ctrl-C) loses nothing and a rerun resumes.
 """
-import argparse
+import os
 import queue
 import sys
 from pathlib import Path
 
 from assistant.cards import TWENTY_NINE_PACK, CardError, card_name, parse_card
 from assistant.deck import DeckError, load_deck, missing, save_deck
+from assistant.cli import argument_parser
 from assistant.events import PadConflict, ReaderStatus, TagArrived
 
 DEFAULT_PORT = "/dev/card-reader"
@@ -97,7 +98,7 @@ def walk(job, events, pad, say, on_accept=lambda: None):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="card-assistant enroll", description=__doc__.split("\n\n")[0])
+    p = argument_parser("card-assistant enroll", description=__doc__.split("\n\n")[0])
     p.add_argument("deck", type=Path, help="deck file to write (or to check with --verify)")
     p.add_argument("--port", default=DEFAULT_PORT, help=f"the reader's serial port (default {DEFAULT_PORT})")
     p.add_argument("--pad", type=int, choices=range(1, 5), help="listen to this pad only (default: any)")
@@ -105,13 +106,49 @@ def parse_args(argv):
     group.add_argument("--verify", action="store_true", help="re-tap every card and check the deck")
     group.add_argument("--card", help="enrol just this card, e.g. 7S")
     p.add_argument("--replace", action="store_true", help="with --card: drop the tag the card has now")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.replace and not args.card:
+        p.error("--replace swaps the tag of one card: name it with --card, e.g. --card 7S --replace")
+    return args
+
+
+def deck_problem(args):
+    """Why the deck file cannot be used as asked, or None; checked before the first tap."""
+    deck, folder = args.deck, args.deck.parent
+    if deck.is_dir():
+        return f"{deck} is a folder: name the deck file, e.g. {deck / 'deck.txt'}"
+    if args.verify:
+        return None if deck.exists() else f"there is no deck file {deck} to verify"
+    if not folder.is_dir():
+        return f"there is no folder {str(folder)!r} for {deck.name}: make it first (mkdir -p {folder})"
+    if not os.access(folder, os.W_OK) or (deck.exists() and not os.access(deck, os.W_OK)):
+        return f"{deck} cannot be written (permission denied)"
+    return None
+
+
+def reader_problem(port):
+    """Why the reader at ``port`` cannot be used, or None: said at once, never waited for."""
+    import serial
+    if not os.path.exists(port):
+        return (f"no card reader at {port}: plug the reader in (or name its port with --port)")
+    try:
+        serial.Serial(port, 115200, timeout=0, exclusive=True).close()
+    except (serial.SerialException, OSError, ValueError) as e:
+        if "lock" in str(e):
+            return (f"the card reader at {port} is in use by another program: stop the box first "
+                    f"(sudo systemctl stop card-assistant)")
+        return f"cannot open the card reader at {port}: {getattr(e, 'strerror', None) or e}"
+    return None
 
 
 def main(argv, events=None):
     """Run enrolment; ``events`` (a queue of reader events) replaces the serial port in tests."""
     args = parse_args(argv)
     say = lambda text: print(text, flush=True)  # noqa: E731
+    problem = deck_problem(args)
+    if problem:
+        print(f"card-assistant enroll: {problem}", file=sys.stderr)
+        return 2
     try:
         deck = load_deck(args.deck) if args.deck.exists() else {}
         cards = [parse_card(args.card)] if args.card else sorted(TWENTY_NINE_PACK)
@@ -131,6 +168,10 @@ def main(argv, events=None):
 
     reader = None
     if events is None:
+        problem = reader_problem(args.port)
+        if problem:
+            print(f"card-assistant enroll: {problem}", file=sys.stderr)
+            return 2
         from assistant.reader import Reader
         events = queue.Queue()
         reader = Reader(args.port, events).start()

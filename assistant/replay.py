@@ -1,13 +1,18 @@
 """`card-assistant replay FILE [--json] [--export OUT]`: apply a scenario, print where it ends.
 
 A refused action stops the replay with exit status 2 and one line on standard
-error naming the line number and the reason (scenario format, version 1).
+error naming the line number and the reason (docs/scenario-format.md, version 1).
+FILE ``-`` reads standard input. A file that is not a scenario at all (a folder,
+binary data, more than a mebibyte) and an export path that cannot be written are
+refused the same way, in one line, before anything is written.
 """
-import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 from .cards import SUIT_SYMBOLS, SUITS
+from .cli import argument_parser
 from .match import Match
 from .rules import Refused
 from .scenario import ScenarioError, read_header
@@ -63,24 +68,78 @@ def summary(state):
     return "\n".join(lines)
 
 
+MAX_BYTES = 1 << 20  # a long match is a few kilobytes; past a mebibyte it is not a scenario
+MAX_SHOWN = 160  # characters of a refusal shown: a refused token may be a whole huge line
+
+
+def read_scenario(name, stdin=None):
+    """The lines of the scenario file ``name`` ('-': standard input); OSError or ValueError with
+    a plain reason when it cannot be read as one."""
+    if name == "-":
+        stream = stdin or getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise ValueError("there is no standard input")
+        data = stream.read(MAX_BYTES + 1)
+    else:
+        with open(name, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"larger than {MAX_BYTES // 1024} KiB: that is no scenario")
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark is not a word
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start})") from None
+    if "\0" in text:
+        raise ValueError("not a text file (it holds NUL bytes)")
+    return text.splitlines()
+
+
+def export_problem(out):
+    """Why the export path ``out`` cannot be written, or None; checked before the replay."""
+    if out == "-":
+        return None
+    path = Path(out)
+    folder = path.parent
+    if path.is_dir():
+        return f"{out} is a folder: name a file in it"
+    if not folder.is_dir():
+        return f"there is no folder {str(folder)!r} to write {path.name} in"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"{out} cannot be written here (permission denied)"
+    return None
+
+
+def shown(text):
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(prog="card-assistant replay",
-                                     description="Replay a scenario file and print the state it ends in.")
-    parser.add_argument("file", help="scenario file (shared/spec/scenario-format.md)")
+    parser = argument_parser("card-assistant replay",
+                             description="Replay a scenario file and print the state it ends in.",
+                             epilog="The scenario format is described in docs/scenario-format.md.")
+    parser.add_argument("file", help="scenario file, or '-' for standard input")
     parser.add_argument("--json", action="store_true", help="print the state as one JSON object")
     parser.add_argument("--export", metavar="OUT",
                         help="also write the actions in effect as a scenario file ('-' for standard output)")
     args = parser.parse_args(argv)
+    me = "card-assistant replay"
+    problem = args.export and export_problem(args.export)
+    if problem:
+        print(f"{me}: cannot export: {problem}", file=sys.stderr)
+        return 2
+    where = "standard input" if args.file == "-" else args.file
     try:
-        with open(args.file, encoding="utf-8-sig") as f:  # a byte-order mark is not a word
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"cannot read {args.file}: {e}", file=sys.stderr)
+        lines = read_scenario(args.file)
+    except OSError as e:
+        print(f"{me}: cannot read {shown(where)}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"{me}: cannot read {shown(where)}: {e}", file=sys.stderr)
         return 2
     try:
         match = replay_lines(lines)
     except ScenarioError as e:
-        print(f"line {e.line}: {e.message}", file=sys.stderr)
+        print(f"line {e.line}: {shown(e.message)}", file=sys.stderr)
         return 2
     state = match.state()
     if args.export:
@@ -88,8 +147,12 @@ def main(argv):
         if args.export == "-":
             sys.stdout.write(text)
         else:
-            with open(args.export, "w", encoding="utf-8") as f:
-                f.write(text)
+            try:
+                with open(args.export, "w", encoding="utf-8") as f:
+                    f.write(text)
+            except OSError as e:
+                print(f"{me}: cannot write {args.export}: {e.strerror or e}", file=sys.stderr)
+                return 2
     if args.json:
         print(json.dumps(state, ensure_ascii=False))
     elif args.export != "-":

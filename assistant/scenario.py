@@ -1,6 +1,6 @@
 """The scenario format, version 1: read it line by line, write it back.
 
-A scenario is the public record of a match (``shared/spec/scenario-format.md``):
+A scenario is the public record of a match (``docs/scenario-format.md``):
 header lines (``game``, ``seats``, ``option``) then one action a line. Reading
 is lazy so that a replay reports the first bad line in file order, whether the
 fault is in its words or in the rules.
@@ -147,6 +147,8 @@ def _read_seats(names, game, lineno):
     if len(set(lowered)) != n:
         raise ScenarioError(lineno, "two seats have the same name")
     for i, name in enumerate(names):
+        if not name.isprintable():
+            raise ScenarioError(lineno, f"seat name {name!r} holds a control character")
         other_p = seat_index(name, tuple(f"P{k + 1}" for k in range(4)))
         if other_p is not None and other_p != i:
             raise ScenarioError(lineno, f"seat name {name!r} would be read as another seat")
@@ -213,7 +215,7 @@ def parse_action(tokens, game, seats, lineno):
         except CardError as e:
             raise ScenarioError(lineno, str(e)) from None
     if shape == "number":
-        if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()):
+        if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()) or len(args[0]) > 6:
             raise ScenarioError(lineno, f"'{word}' takes a number, like 'bid 17'")
         return Action(word, value=int(args[0]))
     if shape in ("seat", "seat?"):

@@ -11,7 +11,6 @@ fed by the virtual firmware speaking the real wire protocol for the card pads.
   cards on the virtual pads and press the mock buttons, inject reneges at
   ``--renege-rate`` and the run ends with injected versus proven reneges.
 """
-import argparse
 import dataclasses
 import os
 import sys
@@ -19,6 +18,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from .cli import argument_parser
 from .cards import TWENTY_NINE_PACK, card_name, parse_card, CardError
 from .events import ButtonPressed, TagRemoved
 
@@ -148,29 +148,49 @@ def pad_for(table, seat):
     return pads.index("centre") if "centre" in pads else 0
 
 
-def main(argv):
-    p = argparse.ArgumentParser(prog="card-assistant sim", description=__doc__.split("\n\n")[0])
+PAD_ROLES = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4", "centre")}
+DEFAULT_PADS = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4")}
+
+
+def parse_args(argv):
+    """The arguments, every one checked before anything starts (argparse's one-line errors)."""
+    p = argument_parser("card-assistant sim", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=("towers", "twenty-nine"), default="towers")
     p.add_argument("--bots", action="store_true", help="let bots play whole matches")
-    p.add_argument("--matches", type=int, default=1)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--renege-rate", type=float, default=0.0)
+    p.add_argument("--matches", type=int, default=1, help="with --bots: how many matches (1 or more)")
+    p.add_argument("--seed", type=int, default=1, help="with --bots: the seed of the deals and choices")
+    p.add_argument("--renege-rate", type=float, default=0.0,
+                   help="with --bots: the share of plays that renege when able, 0 to 1")
     p.add_argument("--frames", metavar="DIR", help="save every displayed frame as PNG")
     p.add_argument("--state-dir", help="journal and deck (default: a new temporary directory)")
-    p.add_argument("--pads", default=None, help="pad roles, e.g. P1,P2,centre (default by game)")
+    p.add_argument("--pads", default=None,
+                   help="pad roles in the reader's pad order, e.g. P1,P2,centre (default: "
+                        "P1,P2,centre for towers, P1,P2,P3,P4 for Twenty-Nine)")
     p.add_argument("--deal-scan", action="store_true", help="players scan their hands before play")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a Twenty-Nine house rule, e.g. --option pair=on")
     p.add_argument("--verbose", action="store_true", help="log every action (public ones only)")
     args = p.parse_args(argv)
-    import logging
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-    pads = tuple(args.pads.split(",")) if args.pads else (
-        ("P1", "P2", "centre") if args.game == "towers" else ("P1", "P2", "P3", "P4"))
-    options = {}
+    if args.matches < 1:
+        p.error(f"--matches must be 1 or more, not {args.matches}")
+    if not 0.0 <= args.renege_rate <= 1.0:  # NaN fails both comparisons, so it is refused too
+        p.error(f"--renege-rate is a share of plays, from 0 to 1, not {args.renege_rate}")
+    roles = PAD_ROLES[args.game]
+    if args.pads is None:
+        args.pads = DEFAULT_PADS[args.game]
+    else:
+        pads = tuple(x.strip() for x in args.pads.split(","))
+        wrong = [x for x in pads if x not in roles]
+        if wrong or not 1 <= len(pads) <= 4 or len(set(pads)) != len(pads):
+            p.error(f"--pads {args.pads!r} does not fit {args.game}: name 1 to 4 different pads "
+                    f"of {', '.join(roles)}, separated by commas")
+        args.pads = pads
     from .config import GAME_OPTIONS
+    options = {}
     for opt in args.option:
+        if args.game == "towers":
+            p.error(f"--option {opt!r}: house rules are for Twenty-Nine; towers has none "
+                    f"(add --game twenty-nine)")
         key, _, value = (x.strip() for x in opt.partition("="))
         allowed = GAME_OPTIONS.get(key)
         if allowed is None:
@@ -178,10 +198,31 @@ def main(argv):
         if value not in [str(v) for v in allowed]:
             p.error(f"{key} takes {' or '.join(map(str, allowed))}, not {value!r}")
         options[key] = int(value) if value.isdigit() else value
-    state_dir = args.state_dir or tempfile.mkdtemp(prefix="card-assistant-sim-")
+    args.options = options
+    if args.bots and args.deal_scan and args.game != "towers":
+        p.error("with --deal-scan the bots play towers only (Twenty-Nine scans come after the trump card)")
+    for flag, folder in (("--state-dir", args.state_dir), ("--frames", args.frames)):
+        if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
+            p.error(f"{flag} {folder}: that is a file, not a folder")
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    import logging
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
     try:
-        sim = SimBox(state_dir, args.game, pads, args.frames, options, args.deal_scan).start()
-    except RuntimeError as e:
+        state_dir = args.state_dir or tempfile.mkdtemp(prefix="card-assistant-sim-")
+        for folder in (state_dir, args.frames):
+            if folder is not None:
+                Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"card-assistant sim: cannot make the folder {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    try:
+        sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan).start()
+    except (RuntimeError, OSError) as e:
         print(f"card-assistant sim: {e}", file=sys.stderr)
         return 1
     try:

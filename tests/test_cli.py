@@ -1,0 +1,227 @@
+"""No traceback reaches a user (issue 9 item 2): every entry point, given what a new user or an
+attacker gives it, ends with one plain line on standard error and a non-zero exit status, and
+changes nothing. Each case runs the real command in a fresh Python, as a person would."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "tests" / "scenarios" / "examples" / "towers-random.scn"
+
+
+def run(*args, stdin=None, env=None, stdout=subprocess.PIPE):
+    environ = dict(os.environ, PYTHONPATH=str(ROOT))
+    environ.pop("CARD_ASSISTANT_DEBUG", None)
+    environ.update(env or {})
+    for key, value in list(environ.items()):
+        if value is None:
+            del environ[key]
+    return subprocess.run([sys.executable, "-m", "assistant.cli", *map(str, args)], input=stdin,
+                          stdout=stdout, stderr=subprocess.PIPE, env=environ, cwd=ROOT, timeout=120)
+
+
+def refused(*args, words, **kw):
+    """The command fails with exactly one plain line on standard error holding ``words``."""
+    out = run(*args, **kw)
+    err = out.stderr.decode("utf-8", "replace")
+    assert out.returncode != 0, err
+    assert "Traceback" not in err and b"Traceback" not in (out.stdout or b"")
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert words in lines[0], lines[0]
+    return lines[0]
+
+
+# -- run ---------------------------------------------------------------------------------------
+
+def this_is_a_pi():
+    import warnings
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            Device.ensure_pin_factory()
+        return True
+    except BadPinFactory:
+        return False
+    finally:
+        Device.pin_factory = None
+
+
+@pytest.mark.skipif(this_is_a_pi(), reason="GPIO works on this machine: the box would run")
+def test_run_where_there_are_no_gpio_pins_says_so_and_points_to_sim(tmp_path):
+    line = refused("run", "--state-dir", tmp_path, env={"GPIOZERO_PIN_FACTORY": None},
+                   words="no GPIO pin library")
+    assert "card-assistant sim" in line
+    assert list(tmp_path.iterdir()) == []  # nothing was started or written
+
+
+def test_run_with_the_emulator_display_not_installed(tmp_path):
+    pytest.importorskip("gpiozero")
+    try:
+        import luma.emulator  # noqa: F401
+        pytest.skip("luma.emulator is installed here")
+    except ImportError:
+        pass
+    config = tmp_path / "config.toml"
+    config.write_text('[display]\ndriver = "emulator"\n')
+    line = refused("run", "--config", config, "--state-dir", tmp_path / "state",
+                   env={"GPIOZERO_PIN_FACTORY": "mock"}, words="luma.emulator")
+    assert "card-assistant sim" in line and not (tmp_path / "state").exists()
+
+
+def test_run_with_a_missing_config_file(tmp_path):
+    refused("run", "--config", tmp_path / "nope.toml", words="no such config file")
+
+
+# -- replay ------------------------------------------------------------------------------------
+
+def scenario(tmp_path, text="game towers\nflip JS\n", name="s.scn"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_replay_export_into_a_missing_folder(tmp_path):
+    refused("replay", scenario(tmp_path), "--export", tmp_path / "no" / "out.scn",
+            words="there is no folder")
+    assert not (tmp_path / "no").exists()
+
+
+def test_replay_export_onto_a_folder(tmp_path):
+    refused("replay", scenario(tmp_path), "--export", tmp_path, words="is a folder")
+
+
+def test_replay_export_to_a_path_that_cannot_be_written(tmp_path):
+    if os.geteuid() == 0:  # root writes anywhere a file can be: /proc refuses new files
+        target = Path("/proc/card-assistant-export.scn")
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        target = locked / "out.scn"
+    refused("replay", scenario(tmp_path), "--export", target, words="cannot")
+    assert not target.exists()
+
+
+def test_replay_a_number_too_long_to_convert(tmp_path):
+    path = scenario(tmp_path, "game twenty-nine\nflip JS\nbid " + "9" * 5000 + "\n")
+    refused("replay", path, words="line 3: 'bid' takes a number")
+
+
+def test_replay_refuses_a_file_past_the_size_limit(tmp_path):
+    path = tmp_path / "big.scn"
+    path.write_text("game towers\n" + "# padding\n" * 200_000)
+    refused("replay", path, words="larger than")
+
+
+def test_replay_reads_standard_input():
+    out = run("replay", "-", "--json", stdin=EXAMPLE.read_bytes())
+    assert out.returncode == 0, out.stderr
+    assert b'"game": "towers"' in out.stdout
+    refused("replay", "-", stdin=b"game towers\nflip JS\nupcard 9H\naccept\nplay 9H\n",
+            words="line 5:")
+
+
+def test_replay_refuses_too_much_standard_input():
+    refused("replay", "-", stdin=b"game towers\n" + b"#" * (2 << 20), words="larger than")
+
+
+@pytest.mark.parametrize("what,make,words", [
+    ("a binary file", lambda p: p.write_bytes(bytes(range(256)) * 8), "not UTF-8 text"),
+    ("NUL bytes", lambda p: p.write_bytes(b"game towers\n\0\0\0\n"), "not a text file"),
+    ("a huge line", lambda p: p.write_text("game towers\n" + "x" * 500_000 + "\n"), "line 2: unknown action"),
+    ("an empty file", lambda p: p.write_bytes(b""), "line 1: a scenario starts with"),
+    ("a folder", lambda p: p.mkdir(), "Is a directory"),
+    ("nothing at all", lambda p: None, "No such file"),
+    ("a control character in a seat name", lambda p: p.write_text("game towers\nseats \x1b[2J B\n"),
+     "control character"),
+])
+def test_replay_of_garbage_is_one_plain_line(tmp_path, what, make, words):
+    path = tmp_path / "garbage.scn"
+    make(path)
+    line = refused("replay", path, words=words)
+    assert len(line) < 300  # a huge refused token is cut short, not echoed whole
+
+
+# -- sim ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args,words", [
+    (["--pads", "P1,P3,centre"], "does not fit towers"),
+    (["--game", "twenty-nine", "--pads", "P1,P2,P3,P4,centre"], "does not fit twenty-nine"),
+    (["--pads", "P1,P1"], "does not fit towers"),
+    (["--matches", "0"], "--matches must be 1 or more"),
+    (["--renege-rate", "1.5"], "from 0 to 1"),
+    (["--renege-rate", "-0.1"], "from 0 to 1"),
+    (["--renege-rate", "nan"], "from 0 to 1"),
+    (["--option", "pair=on"], "towers has none"),
+    (["--game", "twenty-nine", "--option", "pair=maybe"], "pair takes off or on"),
+    (["--game", "twenty-nine", "--option", "colour=red"], "unknown house rule"),
+    (["--bots", "--deal-scan", "--game", "twenty-nine"], "towers only"),
+    (["--matches", "many"], "invalid int value"),
+])
+def test_sim_refuses_bad_arguments_before_anything_starts(tmp_path, args, words):
+    state = tmp_path / "state"
+    refused("sim", "--state-dir", state, *args, stdin=b"q\n", words=words)
+    assert not state.exists()  # refused before the box was built
+
+
+def test_sim_with_a_folder_that_cannot_be_made(tmp_path):
+    (tmp_path / "file").write_text("")
+    refused("sim", "--state-dir", tmp_path / "file" / "state", stdin=b"q\n", words="cannot make the folder")
+    refused("sim", "--state-dir", tmp_path / "file", stdin=b"q\n", words="not a folder")
+
+
+# -- enroll ------------------------------------------------------------------------------------
+
+def test_enroll_into_a_missing_folder_is_refused_before_the_first_tap(tmp_path):
+    refused("enroll", tmp_path / "no" / "deck.txt", "--port", tmp_path / "none",
+            words="there is no folder")
+
+
+def test_enroll_verify_of_a_missing_deck(tmp_path):
+    refused("enroll", tmp_path / "deck.txt", "--verify", words="no deck file")
+
+
+def test_enroll_replace_needs_a_card(tmp_path):
+    refused("enroll", tmp_path / "deck.txt", "--replace", words="name it with --card")
+
+
+def test_enroll_with_no_reader_says_so_and_does_not_wait(tmp_path):
+    refused("enroll", tmp_path / "deck.txt", "--port", tmp_path / "card-reader", words="no card reader at")
+    assert not (tmp_path / "deck.txt").exists()
+
+
+def test_enroll_onto_a_folder(tmp_path):
+    refused("enroll", tmp_path, "--port", tmp_path / "none", words="is a folder")
+
+
+# -- the top command ---------------------------------------------------------------------------
+
+def test_version():
+    out = run("--version")
+    assert out.returncode == 0 and out.stderr == b""
+    assert out.stdout.decode().startswith("card-assistant ") and len(out.stdout.splitlines()) == 1
+
+
+def test_an_unknown_command_is_refused():
+    out = run("dance")
+    assert out.returncode == 2 and b"unknown command 'dance'" in out.stderr and b"Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("args", [["replay", str(EXAMPLE), "--export", "-"], ["--help"], ["--version"],
+                                  ["replay", "--help"]])
+def test_a_broken_pipe_ends_quietly(args):
+    """`card-assistant ... | head` where head has gone: no traceback, no 'Exception ignored'."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte is written
+    try:
+        out = run(*args, stdout=write)
+    finally:
+        os.close(write)
+    assert out.stderr == b"", out.stderr.decode()
+    assert out.returncode in (0, 141)  # argparse's help gives up on a closed pipe by itself
+
