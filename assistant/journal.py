@@ -78,7 +78,13 @@ class Journal:
         self._seq = 0
         self.problems = []  # plain words, said once at start (screen and log)
         self.recovered = None  # the Salvaged record when a damaged file was set aside
+        self._total = 0  # rows in the journal (actions and set aside), for the count record
+        self._aside = 0  # rows of the current match set aside
         self.db = self._open_for_reading() if readonly else self._open()
+        self.record = None
+        if not self.readonly:
+            self.record = files.CountRecord(self.path + ".count")
+            self._judge_losses()
 
     # --- opening: every problem is handled here, once, at start
     def _open(self):
@@ -173,6 +179,38 @@ class Journal:
                              f"as {os.path.basename(aside)} (in {os.path.dirname(aside)}; {reason}{left})")
         return db
 
+    # --- the count record: actions the storage lost after they were saved
+    def _counts(self, match_id):
+        one = "SELECT count(*) FROM {} WHERE match=?"
+        count = sum(self.db.execute(one.format(t), (match_id,)).fetchone()[0] for t in ("actions", "set_aside"))
+        total = sum(self.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("actions", "set_aside"))
+        return count, total
+
+    def _judge_losses(self):
+        """Compare the journal with its count record; say what the storage lost; record anew."""
+        saved = self.record.read()
+        latest = self.db.execute("SELECT max(id) FROM matches").fetchone()[0] or 0
+        if saved is not None:
+            match, count, total = saved
+            has, has_total = self._counts(match)
+            if latest < match:
+                self.problems.append(f"the storage lost the latest match ({count} action(s) saved); "
+                                     f"the box goes on from match {latest or 'none'}")
+            elif has < count:
+                self.problems.append(f"the storage lost the last {count - has} action(s) of the match "
+                                     f"after they were saved: they are not in the journal")
+            elif has_total < total:
+                self.problems.append(f"the storage lost {total - has_total} saved action(s) of earlier "
+                                     f"matches")
+        self._total = self._counts(latest)[1]
+        self._note(latest, self._counts(latest)[0])
+
+    def _note(self, match_id, count):
+        try:
+            self.record.write(match_id, count, self._total)
+        except OSError:
+            pass  # the journal itself is what counts; without a record a loss is not detected
+
     # --- writing
     def _write(self, sql, args):
         if self.readonly:
@@ -187,7 +225,8 @@ class Journal:
     def new_match(self, game, seats, options):
         cur = self._write("INSERT INTO matches (game, seats, options, started) VALUES (?, ?, ?, ?)",
                           (game, json.dumps(list(seats)), json.dumps(options), time.time()))
-        self.match_id, self._seq = cur.lastrowid, 0
+        self.match_id, self._seq, self._aside = cur.lastrowid, 0, 0
+        self._note(self.match_id, 0)
         return self.match_id
 
     def append(self, action, seats=None):
@@ -197,6 +236,8 @@ class Journal:
         self._write("INSERT INTO actions (match, seq, line) VALUES (?, ?, ?)",
                     (self.match_id, self._seq + 1, line))
         self._seq += 1
+        self._total += 1
+        self._note(self.match_id, self._seq + self._aside)
 
     @property
     def _seats(self):
@@ -241,18 +282,20 @@ class Journal:
         if match is None:
             return Resumed(None, None, problems)
         good = len(rows)
+        self._aside = self.db.execute("SELECT count(*) FROM set_aside WHERE match=?", (match_id,)).fetchone()[0]
         if problem is not None:
             good, why = problem
             bad = rows[good:]
             problems.append(f"the journal's last {len(bad)} action(s) could not be read "
                             f"and were set aside ({why})")
-            self._set_aside(match_id, bad, why)
+            if self._set_aside(match_id, bad, why):
+                self._aside += len(bad)
         self.match_id, self._seq = match_id, good
         return Resumed(match, match_id, problems)
 
     def _set_aside(self, match_id, rows, reason):
         if self.readonly:
-            return
+            return False
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
@@ -260,8 +303,9 @@ class Journal:
                     self.db.execute("INSERT INTO set_aside VALUES (?, ?, ?, ?)",
                                     (match_id, seq, str(line)[:MAX_LINE], reason))
                     self.db.execute("DELETE FROM actions WHERE match=? AND seq=?", (match_id, seq))
+            return True
         except sqlite3.Error:
-            pass  # the rows stay; the next resume sets them aside again
+            return False  # the rows stay; the next resume sets them aside again
 
     def export(self, match_id=None):
         """The scenario text of a stored match: every action as journaled, undo lines included, up
@@ -276,6 +320,8 @@ class Journal:
 
     def close(self):
         self.db.close()
+        if self.record is not None:
+            self.record.close()
 
 
 def check(db):

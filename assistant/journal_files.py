@@ -102,3 +102,52 @@ def _sync_dir(path):
         _fsync(os.path.dirname(os.path.abspath(path)))
     except OSError:
         pass
+
+
+class CountRecord:
+    """How many actions the journal had saved, kept beside it in a small file of its own
+    (``journal.sqlite3.count``) and synced after each commit: ``match`` (the current match),
+    ``count`` (that match's rows) and ``total`` (all rows). SQLite cannot tell that a lost or torn
+    ``-wal`` took committed transactions with it (it starts from what is left); this record can,
+    since it is written after the journal's own sync and is not part of the -wal.
+
+    One line of at most 64 bytes with its own CRC-32, written in place at offset 0: a torn write
+    fails the CRC and is read as "unknown", never as a loss."""
+
+    SIZE = 64
+
+    def __init__(self, path):
+        self.path = path
+        self.fd = None
+
+    def read(self):
+        """``(match, count, total)`` or None (no record, or a torn one)."""
+        import zlib
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read(self.SIZE)
+        except OSError:
+            return None
+        try:
+            text = data.decode("ascii").rstrip(" \n")
+            body, _, crc = text.rpartition(" ")
+            words = body.split()
+            if words[0] != "count1" or len(words) != 4 or int(crc, 16) != zlib.crc32(body.encode()):
+                return None
+            return tuple(int(w) for w in words[1:])
+        except (UnicodeDecodeError, ValueError, IndexError):
+            return None
+
+    def write(self, match, count, total):
+        import zlib
+        body = f"count1 {match or 0} {count} {total}"
+        line = f"{body} {zlib.crc32(body.encode()):08X}".ljust(self.SIZE - 1).encode() + b"\n"
+        if self.fd is None:
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
+        os.pwrite(self.fd, line, 0)
+        os.fdatasync(self.fd)
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
