@@ -9,7 +9,7 @@ import pytest
 from assistant.replay import replay_lines
 from assistant.scenario import ScenarioError, read_header
 
-EXAMPLES = Path(__file__).parent / "scenarios" / "examples"  # copies of shared/spec/examples
+EXAMPLES = Path(__file__).parent / "scenarios" / "examples"  # two matches of random legal play
 ROOT = Path(__file__).resolve().parents[1]
 
 
