@@ -63,7 +63,8 @@ def test_the_format_pages_example_replays():
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(),
                     reason="needs a git checkout to list the tracked files")
 def test_no_tracked_file_points_outside_the_repository():
-    """No ``../shared`` and no absolute path into the machine the project was made on."""
+    """No relative path up into a folder beside the checkout, no absolute path into the machine
+    the project was made on: the tests must pass in a clone with nothing beside it."""
     outside = ["..", "shared"]
     patterns = ["/".join(outside), "/" + "work" + "/"]
     found = []
