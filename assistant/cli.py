@@ -90,7 +90,8 @@ def _dispatch(argv):
         return _flushed(0)
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"card-assistant: unknown command {name[:40]!r}\n\n{usage()}", file=sys.stderr)
+        print(f"card-assistant: unknown command {name[:40]!r} (commands: {', '.join(COMMANDS)}; "
+              f"see card-assistant --help)", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
     try:
