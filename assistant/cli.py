@@ -33,6 +33,21 @@ def argument_parser(prog, **kw):
     return OneLineParser(prog=prog, **kw)
 
 
+def cannot_write(path):
+    """Why a file cannot be written at ``path``, in words, or None: checked before any work, so
+    a refusal changes nothing."""
+    from pathlib import Path
+    path = Path(path)
+    folder = path.parent
+    if path.is_dir():
+        return f"{path} is a folder: name a file in it"
+    if not folder.is_dir():
+        return f"there is no folder {str(folder)!r} for {path.name}"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"{path} cannot be written (permission denied)"
+    return None
+
+
 def usage():
     lines = ["usage: card-assistant COMMAND [ARGS]", "       card-assistant --version", "",
              "commands:"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from assistant.cards import TWENTY_NINE_PACK, CardError, card_name, parse_card
 from assistant.deck import DeckError, load_deck, missing, save_deck
-from assistant.cli import argument_parser
+from assistant.cli import argument_parser, cannot_write
 from assistant.events import PadConflict, ReaderStatus, TagArrived
 
 DEFAULT_PORT = "/dev/card-reader"
@@ -114,16 +114,10 @@ def parse_args(argv):
 
 def deck_problem(args):
     """Why the deck file cannot be used as asked, or None; checked before the first tap."""
-    deck, folder = args.deck, args.deck.parent
-    if deck.is_dir():
-        return f"{deck} is a folder: name the deck file, e.g. {deck / 'deck.txt'}"
-    if args.verify:
+    deck = args.deck
+    if args.verify and not deck.is_dir():
         return None if deck.exists() else f"there is no deck file {deck} to verify"
-    if not folder.is_dir():
-        return f"there is no folder {str(folder)!r} for {deck.name}: make it first (mkdir -p {folder})"
-    if not os.access(folder, os.W_OK) or (deck.exists() and not os.access(deck, os.W_OK)):
-        return f"{deck} cannot be written (permission denied)"
-    return None
+    return cannot_write(deck)
 
 
 def reader_problem(port):

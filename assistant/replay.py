@@ -7,12 +7,10 @@ binary data, more than a mebibyte) and an export path that cannot be written are
 refused the same way, in one line, before anything is written.
 """
 import json
-import os
 import sys
-from pathlib import Path
 
 from .cards import SUIT_SYMBOLS, SUITS
-from .cli import argument_parser
+from .cli import argument_parser, cannot_write
 from .match import Match
 from .rules import Refused
 from .scenario import ScenarioError, read_header
@@ -94,21 +92,6 @@ def read_scenario(name, stdin=None):
     return text.splitlines()
 
 
-def export_problem(out):
-    """Why the export path ``out`` cannot be written, or None; checked before the replay."""
-    if out == "-":
-        return None
-    path = Path(out)
-    folder = path.parent
-    if path.is_dir():
-        return f"{out} is a folder: name a file in it"
-    if not folder.is_dir():
-        return f"there is no folder {str(folder)!r} to write {path.name} in"
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        return f"{out} cannot be written here (permission denied)"
-    return None
-
-
 def shown(text):
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
 
@@ -123,7 +106,7 @@ def main(argv):
                         help="also write the actions in effect as a scenario file ('-' for standard output)")
     args = parser.parse_args(argv)
     me = "card-assistant replay"
-    problem = args.export and export_problem(args.export)
+    problem = args.export not in (None, "-") and cannot_write(args.export)
     if problem:
         print(f"{me}: cannot export: {problem}", file=sys.stderr)
         return 2
