@@ -285,7 +285,7 @@ def interactive(sim):
                     e = sim.table.match.engine if sim.table.match else None
                     pad = pad_for(sim.table, getattr(e, "to_act", None))
             except (CardError, ValueError) as err:
-                print(f"  {err}")
+                print(f"  {str(err)[:160]}")  # a pasted screenful is not echoed back whole
                 continue
             if not 0 <= pad < len(sim.table.pads):
                 print(f"  there is no pad {pad + 1}")
