@@ -152,24 +152,38 @@ class Salvaged:
 
 
 def salvage(path):
-    """Read what is left of the journal at ``path`` (read-only: the file is not changed)."""
+    """Read what is left of the journal at ``path`` (read-only: the file is not changed): through
+    SQLite row by row, then, where SQLite could not walk a table whole, from the pages themselves
+    (pagescan) for the rows it could not reach."""
     out = Salvaged()
+    found = {"matches": [], "actions": [], "set_aside": []}
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        try:
+            for table, cols in (("matches", "id, game, seats, options, started"),
+                                ("actions", "match, seq, line"),
+                                ("set_aside", "match, seq, line, reason")):
+                try:
+                    found[table], holes = read_rows(db, table, cols)
+                except _READ_ERRORS:
+                    holes = 1
+                out.holes += holes
+        finally:
+            db.close()
     except sqlite3.Error:
-        return out
-    try:
-        for table, cols in (("matches", "id, game, seats, options, started"),
-                            ("actions", "match, seq, line"),
-                            ("set_aside", "match, seq, line, reason")):
-            try:
-                rows, holes = read_rows(db, table, cols)
-            except (sqlite3.DatabaseError, RecursionError):
-                rows, holes = [], 1
-            out.holes += holes
-            getattr(_Sorter, table)(out, rows)
-    finally:
-        db.close()
+        out.holes += 1
+    if out.holes:
+        from .pagescan import scan
+        try:
+            matches, actions = scan(path)
+        except OSError:
+            matches, actions = [], []
+        known = {row[0] for row in found["matches"]}
+        found["matches"] += [m for m in matches if m[0] not in known]
+        have = {(row[0], row[1]) for row in found["actions"]}
+        found["actions"] += sorted(a for a in actions if (a[0], a[1]) not in have)
+    for table in ("matches", "actions", "set_aside"):
+        getattr(_Sorter, table)(out, found[table])
     return out
 
 

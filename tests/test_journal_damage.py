@@ -244,3 +244,21 @@ def test_export_reads_only_and_keeps_the_current_match(tmp_path):
     j.append(Action("play", cards=(parse_card("AS"),)))
     j.close()
     assert journal_lines(path, 2)[-1] == "play AS" and len(journal_lines(path, 1)) == 5
+
+
+@pytest.mark.parametrize("where", ["the actions' root page", "the file header", "the schema on page 1"])
+def test_rows_under_a_damaged_root_or_schema_are_read_from_their_pages(tmp_path, where):
+    """SQLite cannot walk to any action when the table's root (interior) page, the file header
+    or the schema is damaged; the leaves are intact, and are read page by page (pagescan)."""
+    path = tmp_path / "journal.sqlite3"
+    fill(path, SIX)
+    before, _ = all_rows(path)
+    [root] = pages(path, "actions", "internal")
+    at = {"the actions' root page": (root - 1) * 4096, "the file header": 0,
+          "the schema on page 1": 100}[where]
+    overwrite(path, at, b"\xa5" * 16)
+    j, r = open_as_the_box(path)
+    j.close()
+    kept, aside = all_rows(path)
+    assert sorted(set(kept) | set(aside)) == sorted(before)
+    assert f"{len(before)} action(s) recovered" in r.problems[0]
