@@ -239,6 +239,15 @@ class Journal:
         self._total += 1
         self._note(self.match_id, self._seq + self._aside)
 
+    def setting(self, key):
+        """A table setting kept across restarts (e.g. ``deal_scan``), or None if never set."""
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (f"setting:{key}",)).fetchone()
+        return row[0] if row else None
+
+    def set_setting(self, key, value):
+        """Store a table setting; raises JournalError if it cannot."""
+        self._write("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting:{key}", str(value)))
+
     @property
     def _seats(self):
         row = self.db.execute("SELECT seats FROM matches WHERE id=?", (self.match_id,)).fetchone()

@@ -38,27 +38,57 @@ def render(view):
     elif view.phase == "flip":  # no dealer or bid yet: the cards sit higher, the prompt gets room
         _header(img, view)
         _table(img, view, view.flipped, top=16)
-        _wrap_block(img, view.prompt, 40, H, bold_first=True)
+        _lines_block(img, _prompt_lines(view), 40, H)
+    elif view.phase == "match-over":  # the winners, the last result, open claims, what next
+        _header(img, view)
+        _lines_block(img, _prompt_lines(view), 15, H)
     else:
         _header(img, view)
         _details(img, view)
         if view.phase == "play":
             _table(img, view, view.trick)
-            _wrap_block(img, view.prompt, 56, H, bold_first=True)
+            _lines_block(img, _prompt_lines(view), 56, H)
         else:
             body = _body(view)
-            top = 32
+            top = 31
             if body:
                 _segments_centered(img, body, top)
                 top = 48
-            _wrap_block(img, view.prompt, top, H, bold_first=True)
+            _lines_block(img, _prompt_lines(view), top, H)
     return img
+
+
+def text_items(view):
+    """Every text drawn for ``view``: (x, y, width, height, text), for the tests that check that
+    each lies inside the screen and that nothing was cut."""
+    global _record
+    _record = []
+    try:
+        render(view)
+        return list(_record)
+    finally:
+        _record = None
 
 
 # ---- helpers ---------------------------------------------------------------
 
-def _short(name, n=4):
-    return name if len(name) <= n else name[:n]
+_record = None
+
+
+def _draw(img, xy, text, scale=1, fill=1, bold=False):
+    if _record is not None:
+        _record.append((xy[0], xy[1], text_width(text, scale, bold), HEIGHT * scale, text))
+    return draw_text(img, xy, text, scale, fill, bold)
+
+
+def short_name(name, room=5):
+    """The one rule for long seat names: up to ``room`` characters whole, else the first
+    ``room - 1`` and a full stop ("Bartholomew" -> "Bart.")."""
+    return name if len(name) <= room else name[:room - 1] + "."
+
+
+def _prompt_lines(view):
+    return [ln for ln in view.prompt.split("\n") if ln]
 
 
 def _card_text(card):
@@ -68,58 +98,76 @@ def _card_text(card):
 
 def _centered(img, y, text, scale=1, bold=False, fill=1, x0=0, x1=W):
     w = text_width(text, scale, bold)
-    draw_text(img, (x0 + (x1 - x0 - w) // 2, y), text, scale, fill, bold)
+    _draw(img, (x0 + (x1 - x0 - w) // 2, y), text, scale, fill, bold)
 
 
 def _right(img, y, text, scale=1, bold=False, fill=1, x1=W):
-    draw_text(img, (x1 - text_width(text, scale, bold), y), text, scale, fill, bold)
+    _draw(img, (x1 - text_width(text, scale, bold), y), text, scale, fill, bold)
 
 
 def _wrap(text, width, scale=1, bold=False):
-    """Greedy word wrap by pixel width; a word too long for a line is cut to fit."""
+    """Greedy word wrap by pixel width (alerts only); a word too long for a line stays whole."""
     lines, line = [], ""
     for word in text.split():
         cand = f"{line} {word}" if line else word
-        if text_width(cand, scale, bold) <= width:
+        if text_width(cand, scale, bold) <= width or not line:
             line = cand
             continue
-        if line:
-            lines.append(line)
-        while text_width(word, scale, bold) > width:
-            word = word[:-1]
+        lines.append(line)
         line = word
     if line:
         lines.append(line)
     return lines
 
 
-def _wrap_block(img, text, top, bottom, bold_first=False, fill=1, x0=0, x1=W):
-    """Draw ``text`` in rows top..bottom as large as it fits: double size, else bold, else small."""
-    if not text:
+def _layouts(lines, width, height):
+    """Sizes to try for the prompt's lines, largest first: (scale, bold) per line."""
+    n = len(lines)
+    big, bold, small = (BIG, False), (1, True), (1, False)
+    yield [big] * n
+    if n > 1:
+        yield [bold] * (n - 1) + [big]
+        yield [small] * (n - 1) + [big]
+    yield [bold] * n
+    yield [small] * n
+
+
+def _fits(lines, sizes, width, height):
+    rows = sum(HEIGHT * s for s, _ in sizes)
+    return rows <= height and all(text_width(t, s, b) <= width - 2 * (s - 1) for t, (s, b) in zip(lines, sizes))
+
+
+def _lines_block(img, lines, top, bottom, fill=1, x0=0, x1=W):
+    """Draw the prompt's lines, each unbroken, as large as they fit in rows top..bottom."""
+    if not lines:
         return
-    width = x1 - x0 - 4
-    rows = (bottom - top) // (HEIGHT * BIG)
-    lines = _wrap(text, width, BIG)
-    if rows and len(lines) <= rows:
-        y = top + ((bottom - top) - len(lines) * HEIGHT * BIG) // 2
-        for i, line in enumerate(lines):
-            _centered(img, y + i * HEIGHT * BIG, line, BIG, fill=fill, x0=x0, x1=x1)
-        return
-    rows = (bottom - top) // HEIGHT
-    for bold in ((True, False) if bold_first else (False,)):
-        lines = _wrap(text, width, 1, bold)
-        if len(lines) <= rows:
+    width, height = x1 - x0 - 2, bottom - top
+    sizes = None
+    for sizes in _layouts(lines, width, height):
+        if _fits(lines, sizes, width, height):
             break
-    if len(lines) > rows:
-        lines = lines[:rows]
-        last = lines[-1]
-        while last and text_width(last + "…", 1, bold) > width:
-            last = last[:-1]
-        lines[-1] = last + "…"
-    pitch = HEIGHT + 1 if len(lines) * (HEIGHT + 1) <= bottom - top else HEIGHT
+    used = sum(HEIGHT * s for s, _ in sizes)
+    gap = 1 if used + len(lines) - 1 <= height else 0
+    y = top + (height - used - gap * (len(lines) - 1) + 1) // 2
+    for line, (scale, bold) in zip(lines, sizes):
+        _centered(img, y, line, scale, bold, fill, x0, x1)
+        y += HEIGHT * scale + gap
+
+
+def _wrap_block(img, text, top, bottom, fill=1, x0=0, x1=W):
+    """An alert's words, wrapped at spaces (never cut), as large as they fit."""
+    width = x1 - x0 - 4
+    for scale, bold in ((BIG, False), (1, True), (1, False)):
+        lines = [w for part in text.split("\n") for w in _wrap(part, width, scale, bold)]
+        if len(lines) * HEIGHT * scale <= bottom - top and all(
+                text_width(ln, scale, bold) <= width for ln in lines):
+            break
+    pitch = HEIGHT * scale
+    if scale == 1 and len(lines) * (HEIGHT + 1) <= bottom - top:
+        pitch += 1
     y = top + ((bottom - top) - len(lines) * pitch + 1) // 2
     for i, line in enumerate(lines):
-        _centered(img, y + i * pitch, line, 1, bold, fill, x0, x1)
+        _centered(img, y + i * pitch, line, scale, bold, fill, x0, x1)
 
 
 # ---- the parts of a table screen ---------------------------------------------
@@ -127,15 +175,15 @@ def _wrap_block(img, text, top, bottom, bold_first=False, fill=1, x0=0, x1=W):
 def _header(img, view):
     """Score per seat (towers) or side (Twenty-Nine), double size; trump in the middle."""
     if view.towers:
-        labels = [_short(n, 5) for n in view.seats]
+        labels = [short_name(n, 5) for n in view.seats]
     else:
-        labels = [f"{_short(view.seats[i], 2)}+{_short(view.seats[i + 2], 2)}" for i in (0, 1)]
+        labels = [f"{short_name(view.seats[i], 3)}+{short_name(view.seats[i + 2], 3)}" for i in (0, 1)]
     for side in (0, 1):
         label, score = labels[side], str(view.score[side])
         lw, sw = text_width(label), text_width(score, BIG)
-        x = 0 if side == 0 else W - lw - 2 - sw
-        draw_text(img, (x, 4), label)
-        draw_text(img, (x + lw + 2, 0), score, BIG)
+        x = 0 if side == 0 else W - 1 - lw - 2 - sw  # one column clear of the right edge
+        _draw(img, (x, 4), label)
+        _draw(img, (x + lw + 2, 0), score, BIG)
     if isinstance(view.trump, int):
         _centered(img, 0, SUIT_SYMBOLS[view.trump], BIG)
     elif view.trump == "hidden":
@@ -144,8 +192,9 @@ def _header(img, view):
 
 
 def _details(img, view):
-    """Two small lines: dealer and hand size / bid; bidder and for 2 / tricks or points."""
-    seat = lambda i: _short(view.seats[i], 5)  # noqa: E731
+    """Two small lines: dealer and hand size / bid; bidder and for 2 / tricks or points; the
+    public notes (pair, accused, no reader) take the place of the trick number."""
+    seat = lambda i: short_name(view.seats[i], 5)  # noqa: E731
     left1 = f"Deal {seat(view.dealer)}" if view.dealer is not None else ""
     if view.towers:
         right1 = f"Hand {view.hand_size}" if view.hand_size else ""
@@ -157,14 +206,15 @@ def _details(img, view):
         right1 = ""
         if view.bid is not None:
             who = f"{seat(view.bidder)} bid" if view.bidder is not None else "High bid"
-            right1 = f"{who} {view.bid}" + (f" ×{view.double}" if view.double > 1 else "")
+            target = f"→{view.target}" if view.target not in (None, view.bid) else ""
+            right1 = f"{who} {view.bid}{target}" + (f" ×{view.double}" if view.double > 1 else "")
         left2 = "Pts " + "-".join(map(str, view.points)) if view.points else ""
         right2 = f"Trick {view.trick_no}" if view.trick_no else ""
     if view.extra:
-        left2 = " ".join(filter(None, [left2, *view.extra]))
-    draw_text(img, (0, 15), left1)
+        right2 = " ".join(view.extra)
+    _draw(img, (0, 15), left1)
     _right(img, 15, right1)
-    draw_text(img, (0, 23), left2)
+    _draw(img, (0, 23), left2)
     _right(img, 23, right2)
 
 
@@ -175,7 +225,7 @@ def _table(img, view, cards, top=31):
     shown = dict(cards)
     for s in range(n):
         x0 = s * colw
-        name = _short(view.seats[s], 5)
+        name = short_name(view.seats[s], 5)
         if s == view.turn:
             img.paste(1, (x0 + 1, top, x0 + colw - 1, top + 9))
             _centered(img, top + 1, name, fill=0, x0=x0, x1=x0 + colw)
@@ -192,9 +242,6 @@ def _body(view):
         return [("Up ", 1), (_card_text(view.up_card), BIG)]
     if p == "trump2" and view.turned_down is not None:
         return [("Not ", 1), (SUIT_SYMBOLS[view.turned_down], BIG)]
-    if p == "match-over" and view.winner:
-        names = "+".join(_short(view.seats[s]) for s in view.winner)
-        return [(f"{names} win" + ("s!" if len(view.winner) == 1 else "!"), BIG)]
     return []
 
 
@@ -209,7 +256,7 @@ def _segments_centered(img, segments, top):
     x = (W - total) // 2
     for (t, s), w in zip(segments, widths):
         y = top + (6 * BIG - 6 * s)  # same baseline (row 6) for both sizes
-        draw_text(img, (x, y), t, s)
+        _draw(img, (x, y), t, s)
         x += w
 
 
@@ -230,7 +277,7 @@ def _alert(img, alert):
             img.paste(1, (4, 4, W - 4, H - 4))
             img.paste(0, (5, 5, W - 5, H - 5))
     _centered(img, 6, title, BIG, fill=fill)
-    _wrap_block(img, alert.text, 24, H - 5, bold_first=True, fill=fill, x0=5, x1=W - 5)
+    _wrap_block(img, alert.text, 24, H - 5, fill=fill, x0=5, x1=W - 5)
 
 
 def _menu(img, menu):
@@ -249,10 +296,10 @@ def _menu(img, menu):
             fill = 0
         if big:
             _centered(img, y + 1, item, BIG, fill=fill)
-        else:
-            _centered(img, y + 3, item, 1, True, fill=fill)
+        else:  # bold where the item fits, else regular: never cut
+            _centered(img, y + 3, item, 1, text_width(item, 1, True) <= W - 4, fill=fill)
     if first > 0:
-        draw_text(img, (W - 6, 10), "^", fill=0 if menu.selected == first else 1)
+        _draw(img, (W - 6, 10), "^", fill=0 if menu.selected == first else 1)
     if first + rows < len(menu.items):
         last = first + rows - 1
-        draw_text(img, (W - 6, 10 + rows * pitch - 8), "v", fill=0 if menu.selected == last else 1)
+        _draw(img, (W - 6, 10 + rows * pitch - 8), "v", fill=0 if menu.selected == last else 1)

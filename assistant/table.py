@@ -14,16 +14,14 @@ Pads (``pads``): one role per reader, in the wire's pad order (pad 1 first),
 A card tapped on the pad of the seat to act, or on the centre pad, is that
 seat's play; on another seat's pad it is refused as out of turn.
 """
-from .cards import SUIT_SYMBOLS, card_label, pack_for
+from .cards import card_label, pack_for
 from .events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived
 from .journal import JournalError
 from .match import Match
 from .rules import Refused
 from .scenario import OPTIONS, Action
-from .table_view import build_view, choices_for, hand_open, result_words
+from .table_view import HIDDEN_KINDS, build_view, choices_for, desk, undone_words
 from .view import Alert
-
-HIDDEN_KINDS = {"trump": "the trump card", "discard": "the discard", "hand": "a scanned hand"}
 
 
 class Table:
@@ -36,7 +34,8 @@ class Table:
         self.pads = tuple(pads)
         self.default_game = game
         self.default_options = dict(options or {})
-        self.deal_scan = deal_scan
+        stored = _stored_setting(journal, "deal_scan")  # switched from the menu: kept over a restart
+        self.deal_scan = deal_scan if stored is None else stored == "on"
         self.match = match
         self.alert = None
         self.sound = None          # "renege" | "refused" | None: for the alert adapter
@@ -46,9 +45,16 @@ class Table:
         self.scan_taps = []        # seats in the order their scan cards were tapped (for Back)
         self.conflicts = set()
         self.reader_ok = True
-        self.result = None         # words for the hand just scored, until the next action
+        self.result = None         # lines for the hand just scored (or re-scored), until a press
+        self.note = None           # one line on what just happened (undo, flip, accusation...)
+        self.last_trick = None     # (cards, winner, number): the completed trick, until a press
+        self.callers = set()       # (hand, trick, seat) of each call for trump (N5's words)
         if self.match is None:
             self._game_menu()
+
+    @property
+    def desk(self):
+        return desk(self.match.game)
 
     # -- events -----------------------------------------------------------------------
 
@@ -85,6 +91,9 @@ class Table:
         self.alert = Alert(kind, text)
         self.sound = kind if kind in ("renege", "refused", "unknown-tag", "reader-lost") else None
 
+    def alert_refused(self, text):
+        self._alert("refused", text)
+
     def _role(self, pad):
         """The role of reader pad ``pad`` (numbered from 1, as on the wire); None if unknown."""
         return self.pads[pad - 1] if 1 <= pad <= len(self.pads) else None
@@ -99,32 +108,43 @@ class Table:
         """Apply, then journal; on a refusal or a failed write nothing changes. True if accepted."""
         m = self.match
         history = list(m.actions)
-        proven = len(m.engine.book.proven)
-        before = hand_open(m.engine), tuple(m.engine.score)
+        e = m.engine
+        proven = len(e.book.proven)
+        before = self.desk.before(e)
+        actor, trick, trick_no = e.to_act, list(e.trick), self.desk.tricks_done(e)
         try:
             m.apply(action)
-        except Refused as e:
-            self._alert("refused", self._refusal(action, str(e)))
+        except Refused as err:
+            self._alert("refused", self._refusal(action, str(err)))
             return False
         try:
             self.journal.append(action, m.seats)
-        except JournalError as e:
+        except JournalError as err:
             m.rebuild(history)  # not stored, so not accepted: the match is as it was
-            self._alert("refused", str(e))
+            self._alert("refused", str(err))
             return False
         self.cursor = 0
         self.alert = None
         self.result = None
-        engine = m.engine
-        new = engine.book.proven[proven:] if action.kind != "undo" else []
-        if new:  # one card may prove several failures (T9: each is its own renege)
-            r = new[-1]
-            suit = f" {SUIT_SYMBOLS[r.suit]}" if r.suit is not None else ""
-            tricks = ", ".join(str(x.trick) for x in new)
-            self._alert("renege", f"{m.seats[r.seat]} failed to follow{suit} "
-                                  f"(trick{'s' if len(new) > 1 else ''} {tricks})")
-        if action.kind != "undo":
-            self.result = result_words(m, before)
+        self.note = None
+        self.last_trick = None
+        e = m.engine
+        if action.kind == "undo":
+            self.note = undone_words(history[-1], e.to_act, m.seats)
+        else:
+            new = e.book.proven[proven:]
+            if action.kind == "call":
+                self.callers.add((e.hand_no, trick_no + 1, actor))
+            if new:  # one card may prove several failures (T9: each is its own renege)
+                self._alert("renege", self.desk.renege_words(self, new))
+            self.result = self.desk.result_lines(self, before, action)
+            if action.kind == "play" and self.result is None and trick and not e.trick:
+                self.last_trick = (tuple(trick) + ((actor, action.cards[0]),), e.to_act, trick_no + 1)
+            if action.kind == "accuse" and self.result is None and not new:  # pending, or no effect
+                self._alert("info", self.desk.accusation_words(self, before, action.seat))
+            self.note = self.desk.action_note(self, action, actor)
+            if action.kind == "flip" and e.dealer is not None:
+                self.note = f"{card_label(action.cards[-1])} to {m.seats[e.dealer]}: {m.seats[e.dealer]} deals"
         if action.kind in ("upcard", "flip", "bid", "pass", "undo"):
             self._reset_scans_if_new_deal()
         return True
@@ -136,8 +156,7 @@ class Table:
         return reason[:1].upper() + reason[1:]
 
     def _reset_scans_if_new_deal(self):
-        e = self.match.engine
-        if e.phase in ("flip", "upcard", "bidding", "end") and not self._scanning_now():
+        if not self.scanning():
             self.scans, self.scan_taps = {}, []
 
     # -- card taps ----------------------------------------------------------------------
@@ -167,49 +186,24 @@ class Table:
 
     def _card(self, pad_seat, card):
         e = self.match.engine
-        game = self.match.game
+        self.note = None
+        self.last_trick = None
         if e.phase == "flip":
             self.apply(Action("flip", cards=(card,)))
             return
-        if self._scanning_now() and pad_seat is not None:
-            if self.scan_target(pad_seat):
+        if self.scanning():
+            if pad_seat is None:  # the up-card (or a lead) on the centre pad: ask before ending the scan
+                self._confirm_end_scan(card)
+            elif self.scan_target(pad_seat):
                 self._scan(pad_seat, card)
             else:
                 waiting = [self.match.seats[s] for s in range(len(self.match.seats)) if self.scan_target(s)]
                 self._alert("refused", f"{self.match.seats[pad_seat]}'s hand is scanned: "
                                        f"waiting for {', '.join(waiting)} to scan")
             return
-        if game == "towers":
-            self._towers_card(e, pad_seat, card)
-        else:
-            self._twentynine_card(e, pad_seat, card)
+        self.desk.tap(self, pad_seat, card)
 
-    def _towers_card(self, e, pad_seat, card):
-        if e.phase == "upcard":
-            self.apply(Action("upcard", cards=(card,)))
-        elif e.phase == "trump2":  # name a suit by tapping any card of it
-            self.apply(Action("name", value=card >> 3))
-        elif e.phase == "trump1":
-            self._alert("refused", f"{self.match.seats[e.to_act]}: accept or pass first (buttons)")
-        elif e.phase == "play":
-            if (e.discard_open and pad_seat == e.dealer and pad_seat != e.to_act):
-                self.apply(Action("discard", cards=(card,)))
-            elif self._in_turn(e, pad_seat):
-                self.apply(Action("play", cards=(card,)))
-
-    def _twentynine_card(self, e, pad_seat, card):
-        if e.phase == "trump":
-            if pad_seat is not None and pad_seat != e.bidder:
-                self._alert("refused", f"Only {self.match.seats[e.bidder]} sets the trump card")
-                return
-            self.apply(Action("trump", cards=(card,)))
-        elif e.phase == "play":
-            if self._in_turn(e, pad_seat):
-                self.apply(Action("play", cards=(card,)))
-        else:
-            self._alert("refused", "No card is wanted now: " + e.waiting_for())
-
-    def _in_turn(self, e, pad_seat):
+    def in_turn(self, e, pad_seat):
         if pad_seat is None or pad_seat == e.to_act:
             return True
         self._alert("refused", f"Out of turn: {self.match.seats[e.to_act]} to play")
@@ -219,36 +213,62 @@ class Table:
 
     def scan_target(self, seat):
         """How many cards ``seat`` scans this hand, or 0 when its hand is known or played."""
-        e = self.match.engine
-        if self.match.game == "towers":
-            return 0 if e.known[seat] is not None else e.hand_size
-        if e.given[seat]:
-            return 0
-        return 7 if seat == e.bidder else 8
+        return self.desk.scan_target(self.match.engine, seat)
 
-    def _scanning_now(self):
+    def scanning(self):
+        """Deal scan is on and some hand is still to be scanned in this phase."""
         if not self.deal_scan or self.match is None:
             return False
         e = self.match.engine
-        if self.match.game == "towers":
-            return e.phase == "upcard" and any(self.scan_target(s) for s in range(2))
-        return (e.phase == "play" and not e.trick and e.trick_no == 0
-                and any(self.scan_target(s) for s in range(4)))
+        return self.desk.scan_window(e) and any(self.scan_target(s) for s in range(len(self.match.seats)))
+
+    _scanning_now = scanning
+
+    def scan_prompt(self):
+        """Lines of scan counts, two seats a line: "Scan P1 3/8 P2 0/7" (counts only, no card)."""
+        seats = self.match.seats
+        counts = [f"{name} {len(self.scans.get(s, []))}/{n}"
+                  for s, name in enumerate(seats) if (n := self.scan_target(s))]
+        return ["Scan " + " ".join(counts[:2])] + ([" ".join(counts[2:])] if counts[2:] else [])
 
     def _scan(self, seat, card):
         cards = self.scans.setdefault(seat, [])
         if card in cards:
             self._alert("refused", "That card is already scanned")
             return
+        problem = self.desk.scan_problem(self, seat, card)
+        if problem:  # refused at the tap that makes the hand impossible; nothing else is lost
+            self._alert("refused", problem)
+            return
         cards.append(card)
         self.scan_taps.append(seat)
         if len(cards) == self.scan_target(seat):
-            hand = list(cards)
-            if self.match.game == "twenty-nine" and seat == self.match.engine.bidder:
-                hand.append(self.match.engine._trump_card)
-            del self.scans[seat]
-            self.scan_taps = [s for s in self.scan_taps if s != seat]
-            self.apply(Action("hand", seat=seat, cards=tuple(hand)))
+            hand = self.desk.hand_with_hidden(self.match.engine, seat, cards)
+            if self.apply(Action("hand", seat=seat, cards=hand)):
+                del self.scans[seat]
+                self.scan_taps = [s for s in self.scan_taps if s != seat]
+            else:  # only the last card is taken back; the reason is in the alert (no card named)
+                cards.pop()
+                self.scan_taps.pop()
+                self.alert = Alert("refused", f"{self.match.seats[seat]}'s hand cannot be complete "
+                                              "with that card: tap your last card again")
+
+    def _confirm_end_scan(self, card):
+        e = self.match.engine
+        waiting = [self.match.seats[s] for s in range(len(self.match.seats)) if self.scan_target(s)]
+        what = "up-card" if self.match.game == "towers" else f"lead of {self.match.seats[e.to_act]}"
+        self.menu = (f"{', '.join(waiting)} not scanned", [
+            ("Keep scanning", lambda: None),
+            (f"End scan: {card_label(card)} {what}", lambda: self._end_scan(card))], 0)
+
+    def _end_scan(self, card):
+        saved, self.deal_scan = self.deal_scan, False
+        try:
+            self.desk.tap(self, None, card)
+        finally:
+            self.deal_scan = saved
+        if not self.scanning():
+            self.scans, self.scan_taps = {}, []
 
     # -- buttons ------------------------------------------------------------------------
 
@@ -267,8 +287,8 @@ class Table:
             self._main_menu()
             return
         if self.menu is None and self.alert is not None and name in ("ok", "back"):
-            if self._dismiss():
-                return
+            self._dismiss()  # Back (or OK) clears any alert; nothing else happens on that press
+            return
         if self.menu is not None:
             title, items, sel = self.menu
             if name == "left":
@@ -283,7 +303,12 @@ class Table:
             return
         if self.match is None:
             return
-        if self.result is not None:  # the hand's result is on the screen: any press moves on
+        if self.match.engine.phase == "over":  # the match end: OK opens the menu (new match)
+            if name == "ok":
+                self._main_menu()
+            return
+        self.note = self.last_trick = None  # read: a note or the last trick goes at any press
+        if self.result is not None:  # the hand's result hides the choices: a press only moves on
             self.result = None
             return
         options = choices_for(self)
@@ -294,11 +319,13 @@ class Table:
         elif name == "right":
             self.cursor = (self.cursor + 1) % len(options)
         elif name == "ok":
-            self.apply(options[self.cursor % len(options)][1])
+            action = options[self.cursor % len(options)][1]
+            if action is not None:  # the harmless choice does nothing
+                self.apply(action)
 
     def _dismiss(self):
-        """Clear the alert a person has seen; the reader-lost alert stays until it reconnects."""
-        if self.alert is not None and self.alert.kind != "reader-lost":
+        """Clear the alert a person has seen (the reader-lost one too: the header keeps a mark)."""
+        if self.alert is not None:
             self.alert = None
             return True
         return False
@@ -306,39 +333,56 @@ class Table:
     # -- menus ----------------------------------------------------------------------------
 
     def _main_menu(self):
-        items = []
+        """Hold OK. "Close" comes first, so a stray OK changes nothing."""
+        items = [("Close", lambda: None)]
         m = self.match
         if m is not None:
             e = m.engine
-            items.append(("Undo last", lambda: self.apply(Action("undo"))))
-            sides = [s for s in range(2) if e.book.claimable(s)]
-            for side in sides:
-                who = m.seats[side] if m.game == "towers" else f"{m.seats[side]}+{m.seats[side + 2]}"
-                items.append((f"Claim: {who}", lambda s=side: self.apply(Action("claim", seat=s))))
-            for seat in range(len(m.seats)):
-                items.append((f"Accuse {m.seats[seat]}", lambda s=seat: self.apply(Action("accuse", seat=s))))
-            if m.game == "twenty-nine":
-                if e.phase == "play" and e.can_finish():
-                    items.append(("Finish round", lambda: self.apply(Action("finish"))))
-                if m.options.get("double") == "on" and e.phase == "play" and not e.trick and not e.trick_no:
-                    items.append(("Double", lambda: self.apply(Action("double"))))
-                    items.append(("Redouble", lambda: self.apply(Action("redouble"))))
-                if m.options.get("pair") == "on" and e.revealed and e.pair_seat is None:
-                    for seat in range(4):
-                        items.append((f"Pair {m.seats[seat]}",
-                                      lambda s=seat: self.apply(Action("pair", seat=s))))
+            d = self.desk
+            over = e.phase == "over"
+            if m.actions:
+                items.append(("Undo last", lambda: self.apply(Action("undo"))))
+            for side in (0, 1):
+                for r in e.book.claimable(side)[-1:]:
+                    items.append((f"Claim: {m.seats[r.seat]}'s renege",
+                                  lambda s=side: self.apply(Action("claim", seat=s))))
+            if e.hand_no:
+                for seat in range(len(m.seats)):
+                    # at the match end only an accusation that can still change the result is offered
+                    if not over or (e.book.proven_against(seat) and not e.book.settled):
+                        items.append((f"Accuse {m.seats[seat]}",
+                                      lambda s=seat: self.apply(Action("accuse", seat=s))))
+            if not over:
+                items += d.menu_items(self)
+            rules = d.rules_in_play(m.options)
+            if rules:
+                items.append(("House rules: " + ", ".join(rules), self._show_rules))
             items.append((f"Deal scan: {'on' if self.deal_scan else 'off'}", self._toggle_scan))
         items.append(("New match", self._game_menu if m is None or m.engine.phase == "over"
                       else self._confirm_new))
         self.menu = ("Menu", items, 0)
+
+    def _show_rules(self):
+        self._alert("info", "House rules: " + ", ".join(self.desk.rules_in_play(self.match.options)))
 
     def _confirm_new(self):
         """Abandoning a match in play takes a second, deliberate OK."""
         self.menu = ("End this match?", [("No, play on", lambda: None), ("Yes, new match", self._game_menu)], 0)
 
     def _toggle_scan(self):
-        self.deal_scan = not self.deal_scan
+        """Deal scan on or off, kept in the journal so that a restart keeps it (issue 9 item 7)."""
+        on = not self.deal_scan
+        try:
+            self.journal.set_setting("deal_scan", "on" if on else "off")
+        except JournalError as e:
+            self._alert("refused", str(e))
+            return
+        self.deal_scan = on
         self.scans, self.scan_taps = {}, []
+        words = "Deal scan on: players tap their hands on their own pads" if on else "Deal scan off"
+        if self.match is not None and on and not self.scanning():
+            words += ", from the next deal"
+        self._alert("info", words)
 
     def _game_menu(self):
         items = [("Towers", lambda: self.new_match("towers")),
@@ -348,11 +392,12 @@ class Table:
 
     def _options_menu(self, options, sel=0):
         """Twenty-Nine house rules for the new match: OK on a rule switches it, then Start."""
+        label = desk("twenty-nine").option_label
         items = [("Start Twenty-Nine", lambda: self.new_match("twenty-nine", options))]
         for i, (key, values) in enumerate(OPTIONS.items(), 1):
             value = str(options.get(key, values[0]))
             nxt = values[(values.index(value) + 1) % len(values)] if value in values else values[0]
-            items.append((f"{key}: {value}",
+            items.append((label(key, value),
                           lambda k=key, v=nxt, i=i: self._options_menu({**options, k: v}, i)))
         self.menu = ("House rules", items, sel)
 
@@ -369,6 +414,20 @@ class Table:
             self._alert("refused", str(e))
             return
         self.match = match
+        self.default_game = game  # the next new match offers this game and its house rules again
+        if game == "twenty-nine":
+            self.default_options = dict(options)
         self.scans, self.scan_taps = {}, []
         self.cursor = 0
-        self.result = None
+        self.result = self.last_trick = None
+        self.note = None
+        self.callers = set()
+        if self.desk.rules_in_play(match.options):
+            self._show_rules()
+
+
+def _stored_setting(journal, key):
+    try:
+        return journal.setting(key)
+    except Exception:  # an older or failing journal: the config's value stands
+        return None

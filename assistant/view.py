@@ -30,7 +30,8 @@ PHASES = frozenset({
     "bidding",     # Twenty-Nine auction (``bidder``/``bid`` = highest so far)
     "trump-card",  # Twenty-Nine: bidder sets the trump card face down
     "seventh",     # Twenty-Nine: the seventh card is to be pulled face down
-    "double",      # Twenty-Nine option double=on: double / redouble window
+    "lead",        # Twenty-Nine: trump is set, the second four are dealt, the first lead awaited
+    "double",      # Twenty-Nine option double=on: double / redouble window (before the first lead)
     "play",        # tricks being played (``trick`` carries the current trick)
     "hand-over",   # a hand/round is scored; ``prompt`` says the result
     "match-over",  # ``winner`` carries the winning seats
@@ -91,6 +92,7 @@ class View:
     turned_down: int | None = None              # towers round two: the suit turned down
     bidder: int | None = None                   # seat index (towers: who made trump)
     bid: int | None = None                      # Twenty-Nine: 16..29 (highest so far while bidding)
+    target: int | None = None                   # Twenty-Nine: what the bidders need (a pair moves it)
     for_two: bool = False                       # towers: the bidder declared for 2
     double: int = 1                             # Twenty-Nine: 1, 2 doubled, 4 redoubled
     tricks: tuple[int, ...] = ()                # towers: tricks this hand, per seat
@@ -124,8 +126,10 @@ class View:
         t = self.trump
         if not (t is None or t == TRUMP_HIDDEN or (type(t) is int and 0 <= t < 4)):
             raise ValueError(f"trump {t!r} must be a suit 0..3, {TRUMP_HIDDEN!r} or None")
-        if self.bid is not None and not 16 <= self.bid <= 29:
-            raise ValueError(f"bid {self.bid} is outside 16..29")
+        for name in ("bid", "target"):
+            n = getattr(self, name)
+            if n is not None and not 16 <= n <= 29:
+                raise ValueError(f"{name} {n} is outside 16..29")
         if self.double not in (1, 2, 4):
             raise ValueError(f"double {self.double} must be 1, 2 or 4")
         if self.up_card is not None and not 0 <= self.up_card < 32:

@@ -22,51 +22,78 @@ T = dict(game="towers", seats=("P1", "P2"))
 N = dict(game="twenty-nine", seats=("P1", "P2", "P3", "P4"))
 
 CASES = {
-    # towers, every phase
-    "towers-flip": View(**T, phase="flip", prompt="Tap flip cards", score=(2, 1),
+    # towers, every phase, with the prompts the table writes (issue 9 items 4-6)
+    "towers-flip": View(**T, phase="flip", prompt="Flip for the deal:\ntap one card each", score=(2, 1),
                         flipped=((0, C("QH")), (1, C("JD")))),
-    "towers-upcard": View(**T, phase="upcard", prompt="P2 deals: tap up-card", score=(2, 1),
-                          dealer=1, hand_size=7),
-    "towers-trump1": View(**T, phase="trump1", prompt="P1: accept or pass?", score=(2, 1),
+    "towers-upcard": View(**T, phase="upcard", prompt="J♣ to P2: P2 deals\nP2 deals 7 each\nthen tap the up-card",
+                          score=(2, 1), dealer=1, hand_size=7),
+    "towers-scan": View(**T, phase="scan", prompt="P2 deals 6 each\nScan P1 3/6 P2 0/6", score=(2, 1),
+                        dealer=1, hand_size=6),
+    "towers-trump1": View(**T, phase="trump1", prompt="P1 < Accept >", score=(2, 1),
                           dealer=1, turn=0, hand_size=7, up_card=C("10H")),
-    "towers-discard": View(**T, phase="discard", prompt="P2: discard face down", score=(2, 1),
-                           dealer=1, turn=1, hand_size=7, trump=1, bidder=0, up_card=C("10H")),
-    "towers-trump2": View(**T, phase="trump2", prompt="P1: name a suit or pass", score=(2, 1),
+    "towers-discard": View(**T, phase="discard", prompt="P2: discard face down\non P2's pad; P1 leads",
+                           score=(2, 1), dealer=1, turn=1, hand_size=7, trump=1, bidder=0, up_card=C("10H")),
+    "towers-trump2": View(**T, phase="trump2", prompt="P1 < Name ♠ >", score=(2, 1),
                           dealer=1, turn=0, hand_size=7, turned_down=1),
-    "towers-for2": View(**T, phase="for2", prompt="P1: for 2? OK yes, back no", score=(2, 1),
+    "towers-for2": View(**T, phase="for2", prompt="P1 leads;\nP1 for 2? < no >", score=(2, 1),
                         dealer=1, turn=0, hand_size=7, trump=3, bidder=0),
     "towers-play": View(**T, phase="play", prompt="P2 to play", score=(4, 3), dealer=1, turn=1,
                         hand_size=5, trump=0, bidder=0, for_two=True, tricks=(2, 1), trick_no=4,
                         trick=((0, C("10D")),)),
-    "towers-hand-over": View(**T, phase="hand-over", prompt="P1 swept: wins 2 towers",
-                             score=(6, 3), dealer=1, hand_size=5, trump=0, bidder=0,
+    "towers-last-trick": View(**T, phase="play", prompt="P1 takes trick 3", score=(4, 3), dealer=1,
+                              turn=0, hand_size=5, trump=0, bidder=0, tricks=(2, 1), trick_no=3,
+                              trick=((1, C("QD")), (0, C("JC")))),
+    "towers-accused": View(**T, phase="play", prompt="P1 to play", score=(4, 3), dealer=1, turn=0,
+                           hand_size=5, trump=0, bidder=0, tricks=(1, 1), trick_no=3,
+                           extra=("accused P2",)),
+    "towers-hand-over": View(**T, phase="hand-over", prompt="P1 took 5 of 5 (for 2)\nP1 +2 towers\n"
+                             "Next: flip for the deal", score=(6, 3), hand_size=5, trump=0, bidder=0,
                              for_two=True, tricks=(5, 0)),
-    "towers-match-over": View(**T, phase="match-over", prompt="OK: new match", score=(6, 3),
+    "towers-match-over": View(**T, phase="match-over", prompt="P1 wins the match!\nClaim: P2's renege\n"
+                              "replaces the hand:\nP1 +1 tower\nOK: menu, new match", score=(5, 3),
                               winner=(0,)),
     # Twenty-Nine, every phase
-    "29-flip": View(**N, phase="flip", prompt="Flip for the deal: tap cards", flipped=(
+    "29-flip": View(**N, phase="flip", prompt="Flip for the deal:\ntap one card each", flipped=(
         (0, C("7S")), (1, C("QD")), (2, C("JH")), (3, C("AC")))),
-    "29-scan": View(**N, phase="scan", prompt="P3: tap your hand (5 of 8)", score=(1, 2),
-                    dealer=3, turn=2),
-    "29-bidding": View(**N, phase="bidding", prompt="P3: bid or pass?", score=(1, 2), dealer=3,
-                       turn=2, bid=18),
-    "29-trump-card": View(**N, phase="trump-card", prompt="P2: set trump face down or call 7th",
-                          score=(1, 2), dealer=3, turn=1, bidder=1, bid=20),
-    "29-seventh": View(**N, phase="seventh", prompt="P4: put P2's 7th card face down",
-                       score=(1, 2), dealer=3, turn=3, bidder=1, bid=20),
-    "29-double": View(**N, phase="double", prompt="P1 or P3: double?", score=(1, 2), dealer=3,
-                      bidder=1, bid=20, trump="hidden"),
+    "29-scan": View(**N, phase="scan", prompt="P4 deals 4 more each\nScan P1 8/8 P2 3/7\nP3 0/8 P4 1/8",
+                    score=(1, 2), dealer=3, turn=0, trump="hidden", bidder=1, bid=20, trick_no=1),
+    "29-bidding": View(**N, phase="bidding", prompt="P1 deals 4 each\nP2 < Bid 16 >", score=(1, 2),
+                       dealer=0, turn=1),
+    "29-bidding-high": View(**N, phase="bidding", prompt="P3 bid 18\nP4 < Bid 19 >", score=(1, 2),
+                            dealer=0, turn=3, bid=18, bidder=2),
+    "29-forced-bid": View(**N, phase="bidding", prompt="All passed: P1 must bid\nP1 < Bid 16 >",
+                          score=(1, 2), dealer=0, turn=0),
+    "29-trump-card": View(**N, phase="trump-card", prompt="P2 bid 20: set trump\nP2 < card face down >",
+                          score=(1, 2), dealer=0, turn=1, bidder=1, bid=20),
+    "29-seventh": View(**N, phase="seventh", prompt="P1 deals 4 more each:\nP2's 7th card face down\n"
+                       "on P1's or P2's pad", score=(1, 2), dealer=0, turn=0, bidder=1, bid=20),
+    "29-lead": View(**N, phase="lead", prompt="P1 deals 4 more each\nP2 leads", score=(1, 2), dealer=0,
+                    turn=1, trump="hidden", bidder=1, bid=20, points=(0, 0), trick_no=1),
+    "29-double": View(**N, phase="double", prompt="P1 deals 4 more each\nP3 doubled\n"
+                      "Redouble: P2+P4 (menu)\nP2 leads", score=(1, 2), dealer=0, turn=1,
+                      bidder=1, bid=20, double=2, trump="hidden", points=(0, 0), trick_no=1),
     "29-play-hidden": View(**N, phase="play", prompt="P4 to play", score=(1, 2), dealer=3,
                            turn=3, trump="hidden", bidder=1, bid=20, double=2, points=(4, 9),
                            trick_no=3, trick=((0, C("JH")), (1, C("10H")), (2, C("7H")))),
-    "29-play-revealed": View(**N, phase="play", prompt="P1 to play (OK: call)", score=(-2, 0), dealer=0,
-                             turn=0, trump=2, bidder=3, bid=29, points=(15, 13), trick_no=8,
-                             extra=("pair P4",)),
-    "29-hand-over": View(**N, phase="hand-over", prompt="P2+P4 made 20: +2", score=(1, 4),
-                         dealer=3, trump=2, bidder=1, bid=20, points=(8, 21)),
-    "29-match-over": View(**N, phase="match-over", prompt="OK: new match", score=(3, 6),
-                          winner=(1, 3)),
-    # seat names given by the table (truncated to fit, never overlapping)
+    "29-call": View(**N, phase="play", prompt="P4 < Call trump >", score=(1, 2), dealer=3,
+                    turn=3, trump="hidden", bidder=1, bid=20, points=(4, 9),
+                    trick_no=3, trick=((0, C("JH")), (1, C("10H")), (2, C("7H")))),
+    "29-play-revealed": View(**N, phase="play", prompt="P1 to play", score=(-2, 0), dealer=0,
+                             turn=0, trump=2, bidder=3, bid=25, target=29, points=(15, 13), trick_no=8,
+                             extra=("pair P2",)),
+    "29-last-trick": View(**N, phase="play", prompt="P4 takes trick 1", score=(0, 0), dealer=0, turn=3,
+                          trump=1, bidder=1, bid=20, double=4, points=(0, 3), trick_no=1,
+                          trick=((1, C("JS")), (2, C("7S")), (3, C("7H")), (0, C("8S")))),
+    "29-undone": View(**N, phase="play", prompt="Undone: P4's K♥", score=(0, 0), dealer=0, turn=3,
+                      trump=1, bidder=1, bid=20, points=(0, 0), trick_no=1,
+                      trick=((1, C("JS")), (2, C("7S")))),
+    "29-hand-over": View(**N, phase="hand-over", prompt="P2 bid 21\nP2+P4 missed 21\nP1+P3 +2\n"
+                         "Next: P4 deals 4 each", score=(3, 4), dealer=3, trump=2, bidder=1, bid=21,
+                         target=21, points=(10, 19)),
+    "29-match-over": View(**N, phase="match-over", prompt="P2+P4 win the match!\nP2 bid 20, finished\n"
+                          "P2+P4 made 16 (pair)\nP2+P4 +8\nP1+P3 can claim P2's\nrenege: hold OK",
+                          score=(0, 8), winner=(1, 3)),
+    # seat names given by a scenario (shortened by one rule, never cut)
     "towers-names": View(game="towers", seats=("Alexandra", "Bob"), phase="play",
                          prompt="Bob to play", score=(4, 10), dealer=0, turn=1, hand_size=7,
                          trump=3, bidder=1, tricks=(0, 0), trick=((0, C("AS")),)),
@@ -77,17 +104,29 @@ CASES = {
     # alerts (over a play screen: they take it over)
     "alert-renege": View(**N, phase="play", alert=Alert(
         "renege", "P2 failed to follow ♥ (trick 3)")),
-    "alert-refused": View(**T, phase="play", alert=Alert("refused", "P1 must follow ♠")),
+    "alert-renege-caller": View(**N, phase="play", alert=Alert(
+        "renege", "P3 did not trump after calling (trick 1)")),
+    "alert-refused": View(**T, phase="play", alert=Alert("refused", "P1 must follow spades ♠")),
+    "alert-refused-finish": View(**N, phase="play", alert=Alert(
+        "refused", "Not yet: P1+P3 need 5 more of 21, and can still make it")),
     "alert-unknown-tag": View(**T, phase="play", alert=Alert(
-        "unknown-tag", "Tag 04A1B2C3 is not in this deck")),
+        "unknown-tag", "Unknown card tag: not in the enrolled pack")),
     "alert-reader-lost": View(**N, phase="play", alert=Alert(
         "reader-lost", "Card reader unplugged: check the USB cable")),
-    "alert-info": View(**N, phase="hand-over", alert=Alert("info", "Undone: P3 plays 9♣")),
+    "alert-info": View(**N, phase="play", alert=Alert(
+        "info", "P2+P4 accuse P1: decided by the round's end")),
+    "alert-no-effect": View(**N, phase="bidding", alert=Alert(
+        "info", "Accusing P1 has no effect: no renege by P1 proven this round")),
     # menus
     "menu-game": View(**T, phase="menu", menu=Menu("New match", ("Towers", "Twenty-Nine"), 1)),
-    "menu-options": View(**N, phase="menu", menu=Menu("Twenty-Nine options", (
-        "Trick trumps: whole", "Pair: off", "Double: on", "Scoring: pagat", "Two points: 20",
-        "Start"), 3)),
+    "menu-options": View(**N, phase="menu", menu=Menu("House rules", (
+        "Start Twenty-Nine", "Trumps count: whole trick", "Pair (K+Q): off", "Double: on",
+        "Scoring: pagat (+6/-6)", "2 points from bid: 20"), 3)),
+    "menu-main": View(**N, phase="menu", menu=Menu("Menu", (
+        "Close", "Undo last", "Claim: P2's renege", "Accuse P1", "Finish round",
+        "Pair: P4 shows K♥ Q♥", "House rules: pair, double", "Deal scan: off", "New match"), 5)),
+    "menu-scan-unfinished": View(**T, phase="menu", menu=Menu("P2 not scanned", (
+        "Keep scanning", "End scan: 9♥ up-card"), 0)),
 }
 
 
@@ -119,12 +158,40 @@ def test_cases_cover_every_phase_and_alert_kind():
     from assistant.view import ALERT_KINDS, PHASES
 
     phases = {(v.game, v.phase) for v in CASES.values() if v.alert is None}
-    towers_phases = PHASES - {"bidding", "trump-card", "seventh", "double", "scan", "menu"}
+    towers_phases = PHASES - {"bidding", "trump-card", "seventh", "lead", "double", "menu"}
     nine_phases = PHASES - {"upcard", "trump1", "trump2", "discard", "for2", "menu"}
     assert {("towers", p) for p in towers_phases} <= phases
     assert {("twenty-nine", p) for p in nine_phases} <= phases
     assert {v.alert.kind for v in CASES.values() if v.alert} == set(ALERT_KINDS)
     assert any(v.phase == "menu" for v in CASES.values())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_golden_screens_text_lies_inside_the_frame_uncut(name):
+    """Issue 9 item 4: every text of every golden screen lies inside 128x64 with the font's real
+    widths, one column clear of the right edge for the score; each prompt line is drawn whole on
+    one line (never wrapped or cut); an alert's words are all drawn."""
+    from assistant.screen import text_items
+    v = CASES[name]
+    items = text_items(v)
+    for x, y, w, h, text in items:
+        assert x >= 0 and y >= 0 and x + w <= 128 and y + h <= 64, f"{text!r} at {x},{y} {w}x{h}"
+    drawn = [t for *_, t in items]
+    if v.alert is not None:
+        assert " ".join(drawn[1:]).split() == v.alert.text.split()
+    elif v.menu is None:
+        for line in v.prompt.split("\n"):
+            assert line in drawn, f"{line!r} is not drawn whole: {drawn}"
+        score = [(x, w) for x, y, w, h, t in items if t == str(v.score[1]) and h == 16]
+        assert score and score[-1][0] + score[-1][1] <= 127, "the score touches the right edge"
+
+
+def test_long_seat_names_are_shortened_by_one_rule():
+    """Issue 9 item 4: a long name is shown as its first letters and a full stop, never clipped."""
+    from assistant.screen import short_name, text_items
+    assert short_name("Bartholomew") == "Bart." and short_name("Carol") == "Carol"
+    drawn = [t for *_, t in text_items(CASES["29-names"])]
+    assert "Bart." in drawn and "Alex." in [t for *_, t in text_items(CASES["towers-names"])]
 
 
 def test_render_is_pure_and_leaves_the_view_alone():

@@ -14,7 +14,7 @@ N = dict(game="twenty-nine", seats=("P1", "P2", "P3", "P4"))
 # a hand, a scanned card or the face-down trump card must never become one.
 PUBLIC_FIELDS = {
     "game", "seats", "phase", "prompt", "score", "dealer", "turn", "hand_size", "trump",
-    "up_card", "turned_down", "bidder", "bid", "for_two", "double", "tricks", "points",
+    "up_card", "turned_down", "bidder", "bid", "target", "for_two", "double", "tricks", "points",
     "trick", "trick_no", "flipped", "winner", "alert", "menu", "extra",
 }
 

@@ -94,11 +94,15 @@ def test_two_cards_on_a_pad_are_not_read_until_cleared(towers):
     assert towers.lines()[-1] == "play AS"
 
 
-def test_reader_lost_stays_until_the_reader_is_back(towers):
+def test_back_clears_any_alert_and_a_lost_reader_keeps_a_mark(towers):
+    """Issue 9 item 3: Back clears any alert, the reader-lost one too; the header keeps a small
+    "no reader" mark until the reader is back."""
     v = towers.table.handle(ReaderStatus(False, "Card reader unplugged"))
     assert v.alert.kind == "reader-lost"
-    assert towers.press("back").alert.kind == "reader-lost"  # not dismissed by a press
-    assert towers.table.handle(ReaderStatus(True)).alert is None
+    v = towers.press("back")
+    assert v.alert is None and "no reader" in v.extra
+    v = towers.table.handle(ReaderStatus(True))
+    assert v.alert is None and "no reader" not in v.extra
 
 
 def test_hold_back_undoes_and_the_undo_is_journaled(towers, tmp_path):
@@ -132,9 +136,15 @@ def test_dealer_has_no_pass_in_round_two(towers):
     assert [label for label, _ in choices_for(towers.table)] == ["Name ♠", "Name ♦", "Name ♣"]
 
 
-def test_for_two_by_ok_before_the_first_lead(towers):
-    """T4: the bidder declares for 2 with OK before the first lead."""
+def test_for_two_is_chosen_never_a_stray_ok(towers):
+    """T4 and issue 9 item 6: a stray OK before the first lead declares nothing; the bidder
+    selects "For 2" (right) and confirms with OK."""
     towers_to_play(towers)
+    towers.tap(2, "QC")                        # P2's discard
+    v = towers.press("ok")
+    assert towers.lines()[-1] == "discard QC" and not v.for_two and "P1 for 2? < no >" in v.prompt
+    v = towers.press("right")
+    assert "P1 for 2? < For 2 >" in v.prompt
     towers.press("ok")
     assert towers.lines()[-1] == "for2" and towers.table.view().for_two
 
@@ -190,7 +200,7 @@ def test_twenty_nine_trump_card_is_hidden(nine):
         nine.press("left"), nine.press("ok")
     nine.press("ok")                           # P2 (dealer) bids 16
     v = nine.tap(1, "QS")                      # not the bidder's pad
-    assert v.alert.text == "Only P2 sets the trump card"
+    assert v.alert.text == "The trump card goes on P2's pad"
     v = nine.tap(2, "QS")
     assert nine.lines()[-1] == "trump QS"
     assert v.trump == "hidden" and "QS" not in v.prompt and card_label(parse_card("QS")) not in v.prompt
@@ -205,6 +215,9 @@ def test_twenty_nine_call_for_trump_with_ok(nine):
     nine.press("ok")
     nine.tap(2, "QS")
     nine.tap(3, "AH")                          # P3 leads
+    nine.press("ok")                           # a stray OK calls nothing (issue 9 item 6)
+    assert nine.lines()[-1] == "play AH"
+    assert nine.press("right").prompt == "P4 < Call trump >"
     nine.press("ok")                           # P4 calls
     v = nine.table.view()
     assert nine.lines()[-1] == "call" and v.trump == 0
@@ -226,7 +239,7 @@ def test_twenty_nine_deal_scan_includes_the_trump_card(tmp_path):
             assert not any(x in v.prompt for x in cards.split())
     hands = [line for line in h.lines() if line.startswith("hand")]
     assert len(hands) == 4 and "QS" in hands[1].split()
-    assert h.table.view().phase == "play"
+    assert h.table.view().phase == "lead"
 
 
 def test_a_refused_face_down_card_is_not_named(tmp_path):
@@ -256,9 +269,9 @@ def test_new_match_chooses_game_and_house_rules(tmp_path):
     h.press("ok")
     h.press("right"), h.press("ok")            # "Yes, new match": a match was in play
     h.press("right"), h.press("ok")            # Twenty-Nine
-    assert h.table.menu[1][2][0] == "pair: off"
+    assert h.table.menu[1][2][0] == "Pair (K+Q): off"   # issue 17 item 10: words, not config keys
     h.press("right"), h.press("right"), h.press("ok")   # switch pair on
-    assert h.table.menu[1][2][0] == "pair: on"
+    assert h.table.menu[1][2][0] == "Pair (K+Q): on"
     for _ in range(2):
         h.press("left")
     h.press("ok")                              # Start

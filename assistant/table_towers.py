@@ -1,0 +1,218 @@
+"""Towers at the table: what a tap means, the choices under the buttons, the prompts and the words
+for what happened (rulings T1–T9).
+
+One of the two per-game modules behind :mod:`assistant.table_view` (the other is
+:mod:`assistant.table_twentynine`). The discard is face down: never named.
+"""
+from .cards import SUIT_SYMBOLS
+from .scenario import Action
+from .table_view import choice_line
+
+SEATS = 2
+
+
+def side_name(seats, side):
+    return seats[side]
+
+
+def side_of(seat):
+    return seat
+
+
+def option_label(key, value):
+    return f"{key}: {value}"
+
+
+def rules_in_play(options):
+    return []
+
+
+# -- deal scan -------------------------------------------------------------------------------
+
+def scan_target(e, seat):
+    """How many cards ``seat`` scans this hand, or 0 when its hand is already known."""
+    return 0 if e.known[seat] is not None else e.hand_size
+
+
+def scan_window(e):
+    """Hands are scanned after the deal and before the up-card is turned."""
+    return e.phase == "upcard"
+
+
+def scan_problem(table, seat, c):
+    """Why card ``c`` cannot be scanned into ``seat``'s hand now, or None."""
+    e = table.match.engine
+    names = table.match.seats
+    other = 1 - seat
+    if c in table.scans.get(other, ()):
+        return f"That card is already scanned into {names[other]}'s hand"
+    if e.known[other] is not None and c in e.known[other]:
+        return f"That card is known to be in {names[other]}'s hand"
+    return None
+
+
+def hand_with_hidden(e, seat, cards):
+    return tuple(cards)
+
+
+# -- taps ------------------------------------------------------------------------------------
+
+def tap(table, pad_seat, c):
+    e = table.match.engine
+    if e.phase == "upcard":
+        table.apply(Action("upcard", cards=(c,)))
+    elif e.phase == "trump2":  # name a suit by tapping any card of it
+        table.apply(Action("name", value=c >> 3))
+    elif e.phase == "trump1":
+        table.alert_refused(f"{table.match.seats[e.to_act]}: accept or pass first (buttons)")
+    elif e.phase == "play":
+        if e.discard_open and pad_seat == e.dealer and pad_seat != e.to_act:
+            table.apply(Action("discard", cards=(c,)))
+        elif table.in_turn(e, pad_seat):
+            table.apply(Action("play", cards=(c,)))
+
+
+def up_card_tap(e, pad_seat):
+    """A tap that would turn the up-card (the centre pad while the box waits for it)."""
+    return e.phase == "upcard" and pad_seat is None
+
+
+# -- the choices under the buttons -----------------------------------------------------------
+
+def choices(table):
+    e = table.match.engine
+    if e.phase == "trump1":
+        return [("Accept", Action("accept")), ("Pass", Action("pass"))]
+    if e.phase == "trump2":
+        out = [(f"Name {SUIT_SYMBOLS[s]}", Action("name", value=s)) for s in range(4) if s != e.turned_down]
+        if e.to_act != e.dealer:
+            out.append(("Pass", Action("pass")))
+        return out
+    if e.phase == "play" and not e.trick and e.done == 0 and not e.for_two:
+        return [("no", None), ("For 2", Action("for2"))]  # T4: a stray OK never doubles the stake
+    return []
+
+
+def menu_items(table):
+    return []
+
+
+def tricks_done(e):
+    return e.done
+
+
+# -- what happened ---------------------------------------------------------------------------
+
+def before(e):
+    return dict(open=not e.hand_over, score=tuple(e.score), hand=e.hand_no, settled=e.book.settled,
+                pending=len(e.book.accusations), bidder=e.bidder, tricks=tuple(e.tricks),
+                size=e.hand_size, for_two=e.for_two)
+
+
+def renege_words(table, new):
+    m = table.match
+    r = new[-1]
+    suit = f" {SUIT_SYMBOLS[r.suit]}" if r.suit is not None else ""
+    tricks = ", ".join(str(x.trick) for x in new)
+    return f"{m.seats[r.seat]} failed to follow{suit} (trick{'s' if len(new) > 1 else ''} {tricks})"
+
+
+def result_lines(table, b, action):
+    """Lines for a hand that just ended, or for a penalty that replaced its result; else None."""
+    m = table.match
+    e = m.engine
+    names = m.seats
+    if not e.hand_over:
+        return None
+    if b["open"]:
+        replaced = False
+    elif action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
+        replaced = True
+    else:
+        return None
+    gained = [a - p for a, p in zip(e.score, b["score"])]
+    award = ", ".join(f"{names[s]} {g:+d} tower{'s' if abs(g) != 1 else ''}"
+                      for s, g in enumerate(gained) if g) or "no tower"
+    if e.book.settled:
+        proven = [r for r in e.book.proven if r.hand == e.hand_no]
+        first = f"{names[proven[-1].seat]}'s renege" if proven else "False accusation"
+        if action.kind == "claim":
+            first = "Claim: " + first
+        if replaced:
+            return [first, "replaces the hand:", award]
+        return [first, award]
+    bidder = names[e.bidder]
+    taken = e.tricks[e.bidder]
+    first = f"{bidder} took {taken} of {sum(e.tricks)}" + (" (for 2)" if e.for_two else "")
+    return [first, award]
+
+
+def action_note(table, action, actor):
+    return None
+
+
+def accusation_words(table, b, seat):
+    e = table.match.engine
+    names = table.match.seats
+    if len(e.book.accusations) > b["pending"]:
+        return f"{names[1 - seat]} accuses {names[seat]}: decided by the hand's end"
+    return f"Accusing {names[seat]} has no effect: no renege by {names[seat]} proven this hand"
+
+
+def open_claims(e, names):
+    out = []
+    for side in (0, 1):
+        if e.book.claimable(side):
+            r = e.book.claimable(side)[-1]
+            out += [f"{names[side]} can claim {names[r.seat]}'s", "renege: hold OK"]
+    return out
+
+
+# -- the view --------------------------------------------------------------------------------
+
+def fields(table):
+    m = table.match
+    e = m.engine
+    names = m.seats
+    f = dict(score=tuple(e.score), dealer=e.dealer, turn=e.to_act, hand_size=e.hand_size,
+             trump=e.trump, bidder=e.bidder, for_two=e.for_two, tricks=tuple(e.tricks))
+    extra = []
+    if e.book.accusations and not e.hand_over:
+        extra.append("accused " + ",".join(names[a.accused] for a in e.book.accusations))
+    f["extra"] = tuple(extra)
+    p = e.phase
+    note = [table.note] if table.note else []
+    if p == "over":
+        lines = [f"{names[e.winner]} wins the match!", *(table.result or []),
+                 *(open_claims(e, names) or ["OK: menu, new match"])]
+        return dict(f, phase="match-over", winner=(e.winner,), prompt="\n".join(lines))
+    deal = f"{names[e.dealer]} deals {e.hand_size} each" if e.dealer is not None else ""
+    if table.result is not None and p in ("flip", "upcard") and not table.scans:
+        nxt = "Next: flip for the deal" if p == "flip" else f"Next: {deal}"
+        return dict(f, phase="hand-over", prompt="\n".join([*table.result, nxt]))
+    if p == "flip":
+        flipped = tuple(sorted(e.flip.last.items()))
+        return dict(f, phase="flip", flipped=flipped, prompt="Flip for the deal:\ntap one card each")
+    if p == "upcard":
+        if table.scanning():
+            return dict(f, phase="scan", prompt="\n".join([*note, deal, *table.scan_prompt()]))
+        return dict(f, phase="upcard", prompt="\n".join([*note, deal, "then tap the up-card"]))
+    if p in ("trump1", "trump2"):
+        return dict(f, phase=p, up_card=e.up_card if p == "trump1" else None, turned_down=e.turned_down,
+                    prompt="\n".join([*note, choice_line(table, names[e.to_act])]))
+    leader = names[e.to_act]
+    trick = dict(trick=tuple(e.trick), trick_no=e.done + 1)
+    if e.discard_open and not e.trick:
+        return dict(f, phase="discard", **trick, prompt="\n".join(
+            [f"{names[e.dealer]}: discard face down", f"on {names[e.dealer]}'s pad; {leader} leads"]))
+    if not e.trick and e.done == 0 and not e.for_two:
+        return dict(f, phase="for2", **trick, prompt="\n".join(
+            [*note, f"{leader} leads;", choice_line(table, f"{names[e.bidder]} for 2?")]))
+    last = table.last_trick
+    if last is not None and not e.trick:
+        cards, winner, no = last
+        return dict(f, phase="play", turn=winner, trick=cards, trick_no=no,
+                    prompt=f"{names[winner]} takes trick {no}")
+    if note:
+        return dict(f, phase="play", **trick, prompt=note[0])
+    return dict(f, phase="play", **trick, prompt=f"{leader} to play")

@@ -1,0 +1,380 @@
+"""Twenty-Nine at the table: what a tap means, the choices under the buttons, the prompts and the
+words for what happened (rulings N2–N11 and the house rules).
+
+One of the two per-game modules behind :mod:`assistant.table_view` (the other is
+:mod:`assistant.table_towers`); the table never asks which game it plays.
+Only public information reaches a prompt: the face-down trump card, scanned
+cards and hands are never named (the trump shows as "hidden").
+"""
+from .cards import KING, QUEEN, SUIT_SYMBOLS, card, card_label
+from .scenario import Action
+from .table_view import choice_line, hidden_play_refusal
+from .view import TRUMP_HIDDEN
+
+SEATS = 4
+SIDE_OF = (0, 1, 0, 1)
+FIRST_FOUR, SECOND_FOUR = 4, 4
+OPTION_WORDS = {  # house-rule labels in words, not config keys
+    "trick_trumps": ("Trumps count", {"whole": "whole trick", "after-call": "after call"}),
+    "pair": ("Pair (K+Q)", {}),
+    "double": ("Double", {}),
+    "scoring": ("Scoring", {"seed": "seed", "pagat": "pagat (+6/-6)"}),
+    "two_point_bid": ("2 points from bid", {}),
+}
+
+
+def side_name(seats, side):
+    return f"{seats[side]}+{seats[side + 2]}"
+
+
+def side_of(seat):
+    return SIDE_OF[seat]
+
+
+def option_label(key, value):
+    title, words = OPTION_WORDS[key]
+    return f"{title}: {words.get(value, value)}"
+
+
+def rules_in_play(options):
+    """Short words for the house rules switched on, e.g. ["pair", "double"]."""
+    short = {"trick_trumps": "after-call trumps", "pair": "pair", "double": "double",
+             "scoring": "pagat scoring", "two_point_bid": "2 pts from 21"}
+    return [short[k] for k in options]
+
+
+# -- deal scan -------------------------------------------------------------------------------
+
+def scan_target(e, seat):
+    """How many cards ``seat`` scans this round, or 0 when its hand is already given."""
+    if e.given[seat]:
+        return 0
+    return 7 if seat == e.bidder else 8
+
+
+def scan_window(e):
+    """Hands are scanned once trump is set and before the first lead."""
+    return e.phase == "play" and not e.trick and e.trick_no == 0
+
+
+def scan_problem(table, seat, c):
+    """Why card ``c`` cannot be scanned into ``seat``'s hand now, or None (the card is not named)."""
+    e = table.match.engine
+    names = table.match.seats
+    for other, cards in table.scans.items():
+        if other != seat and c in cards:
+            return f"That card is already scanned into {names[other]}'s hand"
+    bit = 1 << c
+    if e.played & bit:
+        return "That card was already played this round"
+    for other in range(SEATS):
+        if other != seat and e.known[other] & bit:
+            return f"That card is known to be in {names[other]}'s hand"
+    if c == e._trump_card:  # compared here only: the words never say which card it is
+        if seat == e.bidder:
+            return f"That card is already counted: {names[seat]}'s trump card completes the hand"
+        return f"That card cannot be in {names[seat]}'s hand: scan only the cards you hold"
+    return None
+
+
+def hand_with_hidden(e, seat, cards):
+    """The hand line for a scan: the bidder's face-down card completes their eight (N4)."""
+    return tuple(cards) + ((e._trump_card,) if seat == e.bidder else ())
+
+
+# -- taps ------------------------------------------------------------------------------------
+
+def tap(table, pad_seat, c):
+    e = table.match.engine
+    names = table.match.seats
+    if e.phase == "trump":
+        # N4: the bidder sets the card; the seventh card is dealt (by the dealer) face down, so the
+        # dealer's pad takes it too. The centre pad, where there is one, takes either.
+        allowed = {None, e.bidder} | ({e.dealer} if e.seventh else set())
+        if pad_seat not in allowed:
+            where = " or ".join(f"{names[s]}'s" for s in sorted(allowed - {None}, key=lambda s: s != e.dealer))
+            table.alert_refused(f"The trump card goes on {where} pad")
+            return
+        table.apply(Action("trump", cards=(c,)))
+    elif e.phase == "play":
+        if not table.in_turn(e, pad_seat):
+            return
+        if c == e._trump_card and not e.revealed:  # refused in words that do not hint at trump
+            table.alert_refused(hidden_play_refusal(names[e.to_act]))
+            return
+        table.apply(Action("play", cards=(c,)))
+    else:
+        table.alert_refused("No card is wanted now: " + e.waiting_for())
+
+
+# -- the choices under the buttons -----------------------------------------------------------
+
+def choices(table):
+    """(label, Action or None) pairs; None is the harmless choice, listed first where the other
+    would raise the stakes or reveal something (a stray OK does nothing)."""
+    e = table.match.engine
+    if e.phase in ("bidding", "end") and e.to_act is not None:
+        low = e.high + 1 if e.high else 16
+        out = [(f"Bid {n}", Action("bid", value=n)) for n in range(low, 30)]
+        if not forced_bid(e):
+            out.append(("Pass", Action("pass")))
+        return out
+    if e.phase == "trump" and not e.seventh:
+        return [("card face down", None), ("Seventh card", Action("seventh"))]
+    if e.phase == "play" and not e.revealed and e.trick and can_call(e):
+        return [("play a card", None), ("Call trump", Action("call"))]
+    return []
+
+
+def forced_bid(e):
+    """N3: the first three passed; the dealer must bid."""
+    return e.to_act == e.dealer and not e.high and sum(e.active) == 1
+
+
+def can_call(e):
+    """N5: a player who cannot follow (as far as the box knows) may call for trump."""
+    led = e.trick[0][1] >> 3
+    return not e.known[e.to_act] & (0xFF << (8 * led))
+
+
+# -- menu items ------------------------------------------------------------------------------
+
+def menu_items(table):
+    """The game's own menu items: finish (always while a contract is open, refused with the
+    reason when it cannot be), double/redouble in their window, pair for the seats that may."""
+    m = table.match
+    e = m.engine
+    names = m.seats
+    items = []
+    if e.phase == "play":
+        items.append(("Finish round", lambda: _finish(table)))
+    if m.options.get("double") == "on" and e.phase == "play" and not e.trick and not e.trick_no:
+        bs = SIDE_OF[e.bidder]
+        if e.multiplier == 1:
+            items.append((f"Double: {side_name(names, 1 - bs)}", lambda: table.apply(Action("double"))))
+        elif e.multiplier == 2:
+            items.append((f"Redouble: {side_name(names, bs)}", lambda: table.apply(Action("redouble"))))
+    if m.options.get("pair") == "on" and e.phase == "play" and e.revealed and e.pair_seat is None:
+        t = e.trump_suit
+        kq = f"{card_label(card(t, KING))} {card_label(card(t, QUEEN))}"
+        for seat in pair_seats(e):
+            items.append((f"Pair: {names[seat]} shows {kq}",
+                          lambda s=seat: table.apply(Action("pair", seat=s))))
+    return items
+
+
+def pair_seats(e):
+    """Seats that may declare the pair now: their side won a trick since trump was revealed, and
+    neither K nor Q of trump is played or known in another hand."""
+    t = e.trump_suit
+    k, q = card(t, KING), card(t, QUEEN)
+    won = {SIDE_OF[w] for w in e.winners[e.reveal_trick:]}
+    out = []
+    for s in range(SEATS):
+        if SIDE_OF[s] not in won:
+            continue
+        if any(e.played >> c & 1 for c in (k, q)):
+            continue
+        if any(e.known[o] >> c & 1 for c in (k, q) for o in range(SEATS) if o != s):
+            continue
+        out.append(s)
+    return out
+
+
+def _finish(table):
+    e = table.match.engine
+    if e.can_finish():
+        table.apply(Action("finish"))
+        return
+    names = table.match.seats
+    bs = SIDE_OF[e.bidder]
+    table.alert_refused(f"Not yet: {side_name(names, bs)} need {e.target - e.points[bs]} more "
+                        f"of {e.target}, and can still make it")
+
+
+def tricks_done(e):
+    return e.trick_no
+
+
+# -- what happened ---------------------------------------------------------------------------
+
+def before(e):
+    return dict(open=e.round_open, score=tuple(e.score), hand=e.hand_no, settled=e.book.settled,
+                pending=len(e.book.accusations), phase=e.phase)
+
+
+def renege_words(table, new):
+    """N11 alert words for reneges just proven; a caller's failure to trump says so (N5)."""
+    m = table.match
+    r = new[-1]
+    tricks = ", ".join(str(x.trick) for x in new)
+    trick = f"trick{'s' if len(new) > 1 else ''} {tricks}"
+    who = m.seats[r.seat]
+    if (m.engine.hand_no, r.trick, r.seat) in table.callers and r.suit == m.engine.trump_suit:
+        return f"{who} did not trump after calling ({trick})"
+    suit = f" {SUIT_SYMBOLS[r.suit]}" if r.suit is not None else ""
+    return f"{who} failed to follow{suit} ({trick})"
+
+
+def result_lines(table, b, action):
+    """Lines for a round that just ended, or for a penalty that replaced its result; else None."""
+    m = table.match
+    e = m.engine
+    names = m.seats
+    if e.round_open:
+        return None
+    if b["open"]:
+        replaced = False
+    elif action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
+        replaced = True
+    else:
+        return None
+    gained = [a - p for a, p in zip(e.score, e.pre_score)]
+    award = ", ".join(f"{side_name(names, s)} {g:+d}" for s, g in enumerate(gained) if g) or "no points"
+    bs = SIDE_OF[e.bidder]
+    how = e.result or ""
+    bid = f"{names[e.bidder]} bid {e.bid}"
+    paired = " (pair)" if e.target != e.bid else ""
+    if how.startswith(("made", "missed")):
+        made = how.startswith("made")
+        first = bid + (", finished" if "finished" in how else "")
+        return [first, f"{side_name(names, bs)} {'made' if made else 'missed'} {e.target}{paired}", award]
+    offender = _offender(e, names)
+    if how == "claim":
+        first = f"Claim: {offender}'s renege"
+    elif how == "accusation proven":
+        first = f"Accused {offender}: renege proven"
+    elif how == "false accusation":
+        first = f"False accusation of {_falsely_accused(e, names)}"
+    else:
+        first = how
+    if replaced:
+        return [first, "replaces the result:", award]
+    return [first, award]
+
+
+def _offender(e, names):
+    mine = [r for r in e.book.proven if r.hand == e.hand_no]
+    return names[mine[-1].seat] if mine else "a"
+
+
+def _falsely_accused(e, names):
+    for a in e.book.accusations:
+        return names[a.accused]
+    return "a player"
+
+
+def action_note(table, action, actor):
+    """One line on what an accepted action did, where the screen would not say it otherwise."""
+    m = table.match
+    e = m.engine
+    names = m.seats
+    if action.kind == "call" and e.revealed:
+        return f"{names[actor]} called: trump {SUIT_SYMBOLS[e.trump_suit]}"
+    if action.kind == "pair" and e.pair_seat is not None:
+        return f"Pair {names[e.pair_seat]}: {side_name(names, SIDE_OF[e.bidder])} need {e.target}"
+    return None
+
+
+def accusation_words(table, b, seat):
+    """Words for an accepted accusation that did not end the round: pending, or no effect."""
+    e = table.match.engine
+    names = table.match.seats
+    if len(e.book.accusations) > b["pending"]:
+        return f"{side_name(names, 1 - SIDE_OF[seat])} accuse {names[seat]}: decided by the round's end"
+    return f"Accusing {names[seat]} has no effect: no renege by {names[seat]} proven this round"
+
+
+def open_claims(e, names):
+    """Words for a claim still open after the round (N11: it lapses at the next auction)."""
+    out = []
+    for side in (0, 1):
+        if e.book.claimable(side):
+            r = e.book.claimable(side)[-1]
+            out += [f"{side_name(names, side)} can claim {names[r.seat]}'s", "renege: hold OK"]
+    return out
+
+
+# -- the view --------------------------------------------------------------------------------
+
+def fields(table):
+    """The View's fields for the phase the match is in (public information only)."""
+    m = table.match
+    e = m.engine
+    names = m.seats
+    between = e.phase in ("end", "over") or (e.phase == "bidding" and not e.round_open)
+    trump = e.trump_suit if e.revealed else (TRUMP_HIDDEN if e.trump_set else None)
+    f = dict(score=tuple(e.score), dealer=e.dealer, turn=e.to_act)
+    extra = []
+    if e.pair_seat is not None:
+        extra.append(f"pair {names[e.pair_seat]}")
+    if e.book.accusations and e.round_open:
+        extra.append("accused " + ",".join(names[a.accused] for a in e.book.accusations))
+    if not between:  # the last round's trump and points go once the round is over (17.10)
+        f.update(trump=trump, bidder=e.bidder, bid=e.bid if e.bid is not None else (e.high or None),
+                 target=e.target,
+                 double=e.multiplier, points=tuple(e.points) if e.phase == "play" else ())
+    p = e.phase
+    if p == "over":
+        w = e.winner
+        lines = [f"{side_name(names, w)} win the match!", *(table.result or [])]
+        lines += open_claims(e, names) or ["OK: menu, new match"]
+        return dict(f, phase="match-over", winner=(w, w + 2), dealer=None, prompt="\n".join(lines))
+    if table.result is not None and p == "end":
+        nxt = f"Next: {names[e.dealer]} deals {FIRST_FOUR} each"
+        return dict(f, phase="hand-over", prompt="\n".join([*table.result, nxt]))
+    if p == "flip":
+        return dict(f, phase="flip", flipped=tuple(sorted(e.flip.last.items())),
+                    prompt="Flip for the deal:\ntap one card each")
+    note = [table.note] if table.note else []
+    if p in ("bidding", "end"):
+        dealer = names[e.dealer]
+        if forced_bid(e):
+            first = f"All passed: {dealer} must bid"
+        elif e.high:
+            first = f"{names[e.bidder]} bid {e.high}"
+        else:
+            first = f"{dealer} deals {FIRST_FOUR} each"
+        bid_fields = dict(bid=e.high or None, bidder=e.bidder if e.high else None, trump=None, target=None,
+                          points=(), double=1, extra=tuple(extra))
+        return dict(f, **bid_fields, phase="bidding",
+                    prompt="\n".join([*note, first, choice_line(table, names[e.to_act])]))
+    if p == "trump":
+        bidder, dealer = names[e.bidder], names[e.dealer]
+        if e.seventh:
+            where = " or ".join(dict.fromkeys([f"{dealer}'s", f"{bidder}'s"]))
+            return dict(f, phase="seventh", turn=e.dealer, extra=tuple(extra), prompt="\n".join([
+                *note, f"{dealer} deals {SECOND_FOUR} more each:", f"{bidder}'s 7th card face down",
+                f"on {where} pad"]))
+        return dict(f, phase="trump-card", extra=tuple(extra), prompt="\n".join([
+            *note, f"{bidder} bid {e.bid}: set trump", choice_line(table, bidder)]))
+    trick = dict(trick=tuple(e.trick), trick_no=e.trick_no + 1, extra=tuple(extra))
+    first_lead = not e.trick and e.trick_no == 0
+    deal_more = f"{names[e.dealer]} deals {SECOND_FOUR} more each"
+    if table.scanning():
+        return dict(f, phase="scan", **trick, prompt="\n".join([*note, deal_more, *table.scan_prompt()]))
+    who = names[e.to_act]
+    if first_lead:
+        lines = [deal_more]
+        bs = SIDE_OF[e.bidder]
+        if e.multiplier > 1:
+            lines.append(f"{names[e.doubler]} doubled")
+        if e.multiplier == 4:
+            lines.append(f"{names[e.redoubler]} redoubled")
+        if m.options.get("double") == "on" and e.multiplier == 1:
+            lines.append(f"{side_name(names, 1 - bs)} may double (menu)")
+        elif m.options.get("double") == "on" and e.multiplier == 2:
+            lines.append(f"Redouble: {side_name(names, bs)} (menu)")
+        lines.append(f"{who} leads")
+        return dict(f, phase="double" if m.options.get("double") == "on" else "lead", **trick,
+                    prompt="\n".join([*note, *lines][-4:]))
+    last = table.last_trick
+    if last is not None and not e.trick:
+        cards, winner, no = last
+        return dict(f, phase="play", turn=winner, trick=cards, trick_no=no, extra=tuple(extra),
+                    prompt=f"{names[winner]} takes trick {no}")
+    if note:
+        return dict(f, phase="play", **trick, prompt=note[0])
+    opts = choices(table)
+    prompt = choice_line(table, who) if opts else f"{who} to play"
+    return dict(f, phase="play", **trick, prompt=prompt)
