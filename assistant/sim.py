@@ -245,7 +245,7 @@ def screen_words(view):
         items = [f"[{x}]" if i == view.menu.selected else x for i, x in enumerate(view.menu.items)]
         words = f"{view.menu.title}: {' '.join(items)}"
     else:
-        words = f"{view.phase}: {view.prompt}"
+        words = f"{view.phase}: {view.prompt}".replace("\n", " / ")  # the prompt's lines
     if view.alert is not None:
         words += f" | {view.alert.kind}: {view.alert.text}"
     return words

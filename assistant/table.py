@@ -232,14 +232,14 @@ class Table:
         return ["Scan " + " ".join(counts[:2])] + ([" ".join(counts[2:])] if counts[2:] else [])
 
     def _scan(self, seat, card):
-        cards = self.scans.setdefault(seat, [])
-        if card in cards:
+        if card in self.scans.get(seat, ()):
             self._alert("refused", "That card is already scanned")
             return
         problem = self.desk.scan_problem(self, seat, card)
         if problem:  # refused at the tap that makes the hand impossible; nothing else is lost
             self._alert("refused", problem)
             return
+        cards = self.scans.setdefault(seat, [])
         cards.append(card)
         self.scan_taps.append(seat)
         if len(cards) == self.scan_target(seat):

@@ -365,3 +365,220 @@ def test_a_full_card_at_the_first_new_match_keeps_the_menu(tmp_path):
     assert v.phase == "menu" and v.alert.text.startswith("the storage card is full")
     v = t.handle(ButtonPressed("back"))
     assert v.phase == "menu"
+
+
+# ---- issue 9 items 4-7 and issue 17: every action shown, impossible scans refused --------------
+
+def nine_to_trump(h, seventh=False):
+    """P1 turns J♠ and deals; P2 bids 16, the others pass; trump is P2's to set."""
+    h.tap(1, "JS")
+    h.press("ok")                               # P2 bids 16
+    for _ in range(3):
+        h.press("left"), h.press("ok")          # pass, pass, pass
+    if seventh:
+        h.press("right"), h.press("ok")
+
+
+def test_29_deal_guidance_four_each_then_four_more(nine):
+    """Issue 9 item 5, issue 17 item 10: the flip winner is announced, then "P1 deals 4 each";
+    once trump is set "P1 deals 4 more each"; the last round's trump leaves the header."""
+    v = nine.tap(1, "JS")
+    assert v.prompt.split("\n")[:2] == ["J♠ to P1: P1 deals", "P1 deals 4 each"]
+    nine.press("ok")                            # P2 bids 16
+    for _ in range(3):
+        nine.press("left")
+        v = nine.press("ok")
+    assert v.prompt.startswith("P2 bid 16: set trump")
+    v = nine.tap(2, "QS")
+    assert v.phase == "lead" and v.prompt == "P1 deals 4 more each\nP2 leads" and v.trump == "hidden"
+
+
+def test_29_forced_dealer_bid_says_so(nine):
+    """Issue 17 item 10 (N3): the forced dealer is told "must bid"; the high bid names its bidder."""
+    nine.tap(1, "9D"), nine.tap(1, "JC")        # P2 deals, P3 speaks first
+    nine.press("right")
+    v = nine.press("ok")                        # P3 bids 17
+    assert v.prompt.startswith("P3 bid 17") and (v.bid, v.bidder) == (17, 2)
+    nine.press("ok", held=True), nine.press("back")
+    nine.press("back", held=True)               # undo the bid: "Undone: P3's bid 17"
+    assert nine.table.view().prompt.startswith("Undone: P3's bid 17")
+    for _ in range(3):
+        nine.press("left")
+        v = nine.press("ok")
+    assert v.prompt.startswith("All passed: P2 must bid") and "Pass" not in v.prompt
+
+
+def test_29_seventh_card_is_set_on_the_dealers_pad(nine):
+    """Issue 17 item 5 (N4): the dealer deals the seventh card face down: the dealer's pad takes
+    it, the prompt says where, and another player's pad is refused with where to tap."""
+    nine_to_trump(nine, seventh=True)
+    v = nine.table.view()
+    assert v.phase == "seventh" and "on P1's or P2's pad" in v.prompt and "P1 deals 4 more each" in v.prompt
+    v = nine.tap(3, "9H")
+    assert v.alert.text == "The trump card goes on P1's or P2's pad" and nine.lines()[-1] == "seventh"
+    v = nine.tap(1, "9H")
+    assert nine.lines()[-1] == "trump 9H" and v.trump == "hidden" and "9♥" not in v.prompt
+
+
+def test_29_stray_ok_calls_no_seventh_card(nine):
+    """Issue 9 item 6: OK on the fresh trump prompt calls nothing; the seventh card is selected."""
+    nine_to_trump(nine)
+    v = nine.press("ok")
+    assert nine.lines()[-1] == "pass" and "< card face down >" in v.prompt
+
+
+def test_29_face_down_trump_tapped_as_a_play_gives_no_hint(nine):
+    """Issue 9 item 7: the face-down trump card tapped as a play is refused in the words used for
+    any card out of play, naming neither the card nor trump."""
+    nine_to_trump(nine)
+    nine.tap(2, "QS")
+    v = nine.tap(2, "QS")
+    assert v.alert.text == "P2 cannot play that card: it is not in play now"
+    assert "trump" not in v.alert.text and "Q" not in v.alert.text and nine.lines()[-1] == "trump QS"
+
+
+def test_29_finish_is_offered_and_refused_with_the_reason(nine):
+    """Issue 17 item 6 (N10): Finish is in the menu while the contract is open; refused with what
+    the bidders still need."""
+    nine_to_trump(nine)
+    nine.tap(2, "QS")
+    _open_menu_item(nine, "Finish round")
+    v = nine.table.view()
+    assert v.alert.kind == "refused" and v.alert.text == "Not yet: P2+P4 need 16 more of 16, and can still make it"
+    assert nine.lines()[-1] == "trump QS"
+
+
+def test_29_redouble_only_after_a_double_and_the_prompt_follows(tmp_path):
+    """Issue 17 item 7: Redouble is not offered before a double; after it the prompt says who
+    doubled and who may redouble."""
+    h = Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"), options={"double": "on"})
+    nine_to_trump(h)
+    h.tap(2, "QS")
+    h.press("ok", held=True)
+    labels = [x for x, _ in h.table.menu[1]]
+    assert "Double: P1+P3" in labels and not any(x.startswith("Redouble") for x in labels)
+    h.press("back")
+    _open_menu_item(h, "Double: P1+P3")
+    v = h.table.view()
+    assert "P3 doubled" in v.prompt and "Redouble: P2+P4 (menu)" in v.prompt and v.double == 2
+    assert "may double" not in v.prompt
+
+
+def _29_round_with_proven_renege(h):
+    """P1 deals, P2 bids 16 with trump Q♠ face down; trick 1: P4 does not follow ♥ (8♣), trick 2:
+    P4 shows ♥: P4's renege is proven."""
+    nine_to_trump(h)
+    h.tap(2, "QS")
+    for pad, c in ((2, "AH"), (3, "KH"), (4, "8C"), (1, "QH")):
+        h.tap(pad, c)                            # P2 wins trick 1
+    for pad, c in ((2, "AD"), (3, "KD"), (4, "9H")):
+        v = h.tap(pad, c)
+    return v
+
+
+def test_29_accusations_are_confirmed_marked_or_said_to_have_no_effect(nine):
+    """Issue 17 items 1 and 8, issue 9 item 4: a pending accusation is confirmed and marked until
+    settled; one that cannot have an effect says so."""
+    nine_to_trump(nine)
+    nine.tap(2, "QS")
+    _open_menu_item(nine, "Accuse P3")
+    v = nine.table.view()
+    assert v.alert.text == "P2+P4 accuse P3: decided by the round's end"
+    v = nine.press("back")
+    assert "accused P3" in v.extra
+
+
+def test_29_claim_and_a_later_accusation_say_what_they_did(nine):
+    """Issue 17 item 1 (N11): a claim ends the round with words naming the renege and the points;
+    an accusation after the round with no renege to prove changes nothing and says so."""
+    v = _29_round_with_proven_renege(nine)
+    assert v.alert.kind == "renege" and v.alert.text == "P4 failed to follow ♥ (trick 1)"
+    nine.press("back")
+    _open_menu_item(nine, "Claim: P4's renege")
+    v = nine.table.view()
+    assert v.phase == "hand-over" and v.prompt.split("\n") == [
+        "Claim: P4's renege", "P1+P3 +1", "Next: P2 deals 4 each"]
+    score = v.score
+    nine.press("back")
+    _open_menu_item(nine, "Accuse P1")
+    v = nine.table.view()
+    assert v.alert.text == "Accusing P1 has no effect: no renege by P1 proven this round"
+    assert v.score == score and nine.lines()[-1] == "accuse P1"
+
+
+def test_towers_deal_guidance_names_the_dealer_and_how_many(towers):
+    """Issue 9 item 5: "P2 deals 7 each", then the up-card."""
+    v = towers.tap(3, "JH")
+    v = towers.tap(3, "JS")
+    assert v.prompt == "J♠ to P2: P2 deals\nP2 deals 7 each\nthen tap the up-card"
+
+
+def test_towers_up_card_during_a_deal_scan_asks_first(tmp_path):
+    """Issue 9 item 5: an up-card tap before every hand is scanned asks before ending the scan."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")
+    h.tap(1, "AS")
+    v = h.tap(3, "9H")
+    assert v.phase == "menu" and v.menu.title == "P1, P2 not scanned" and v.menu.selected == 0
+    h.press("ok")                               # "Keep scanning": nothing is lost
+    assert h.lines() == ["flip JH", "flip JS"] and h.table.scans[0] == [parse_card("AS")]
+    h.tap(3, "9H"), h.press("right"), h.press("ok")
+    assert h.lines()[-1] == "upcard 9H" and h.table.view().phase == "trump1"
+
+
+def test_scan_refuses_an_impossible_card_at_its_tap(tmp_path):
+    """Issue 17 item 4: a card already scanned into another hand is refused at the tap, with the
+    reason, and nothing else is thrown away."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")
+    h.tap(1, "AS"), h.tap(1, "KS")
+    v = h.tap(2, "AS")
+    assert v.alert.text == "That card is already scanned into P1's hand"
+    assert h.table.scans == {0: [parse_card("AS"), parse_card("KS")]}
+
+
+def test_29_scan_refuses_the_face_down_card_in_another_hand_without_naming_it(tmp_path):
+    """Issue 17 item 4: the face-down trump card scanned into another hand is refused at once in
+    words that do not name it; the bidder's own hand counts it already."""
+    h = Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"), deal_scan=True)
+    nine_to_trump(h)
+    h.tap(2, "QS")
+    v = h.tap(3, "QS")
+    assert v.alert.text == "That card cannot be in P3's hand: scan only the cards you hold"
+    v = h.tap(2, "QS")
+    assert v.alert.text.startswith("That card is already counted")
+    assert "Q♠" not in v.alert.text and h.table.scans == {}
+
+
+def test_deal_scan_switched_from_the_menu_is_kept_over_a_restart(towers, tmp_path):
+    """Issue 9 item 7, issue 17 item 10: the switch says what it did and survives a restart."""
+    _open_menu_item(towers, "Deal scan: off")
+    v = towers.table.view()
+    assert v.alert.kind == "info" and v.alert.text.startswith("Deal scan on")
+    again = Table(Journal(str(tmp_path / "journal.sqlite3")), DECK, pads=TOWERS_PADS,
+                  match=towers.table.match)
+    assert again.deal_scan
+
+
+def test_match_over_ok_opens_the_menu_and_new_match_keeps_house_rules(tmp_path):
+    """Issue 17 item 9: at the match end OK opens the menu (Close first); the new match offers the
+    last game with its house rules; Accuse is not offered without a renege to prove."""
+    h = Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"), options={"pair": "on"})
+    m = h.table.match
+    m.engine.score = [5, 0]
+    nine_to_trump(h)
+    h.tap(2, "QS")
+    m.engine.score = [0, 5]
+    m.engine.points = [0, 20]
+    _open_menu_item(h, "Finish round")
+    v = h.table.view()
+    assert v.phase == "match-over" and v.prompt.startswith("P2+P4 win the match!")
+    assert v.prompt.endswith("OK: menu, new match")
+    v = h.press("ok")
+    assert v.menu.title == "Menu" and v.menu.items[0] == "Close"
+    assert not any(x.startswith(("Accuse", "Pair", "Finish")) for x in v.menu.items)
+    for _ in range(v.menu.items.index("New match")):
+        h.press("right")
+    h.press("ok")
+    v = h.press("ok")                            # Twenty-Nine, offered first
+    assert v.menu.title == "House rules" and "Pair (K+Q): on" in v.menu.items
