@@ -103,7 +103,7 @@ def perform(sim, action):
         menu_pick(sim, kind.capitalize())
     elif kind == "pair":
         seat = e.to_act if action.seat is None else action.seat
-        menu_pick(sim, f"Pair {t.match.seats[seat]}")
+        menu_pick(sim, f"Pair: {t.match.seats[seat]} ")
     elif kind in MENU_KINDS:
         raise SimError(f"the simulation's bots do not {kind}")
     else:

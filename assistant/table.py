@@ -5,9 +5,14 @@ It sits between the adapters and the rules. It knows what the box waits for
 through the :class:`Match`, writes each accepted action to the journal *before*
 the screen may change, and builds the :class:`View` (public information only).
 
-Buttons: left/right move the choice shown on the screen, OK confirms it, Back
-dismisses an alert; hold OK for the menu (claim, accuse, finish, double, pair,
-deal scan, new match), hold Back to undo the last action.
+Buttons: left/right move the choice shown on the screen, OK confirms it (where
+a choice would raise the stakes or reveal something, the harmless one is shown
+first and OK on it does nothing), Back clears any alert; hold OK for the menu
+("Close" first; claim, accuse, finish, double, pair, deal scan, new match), hold
+Back to undo the last action. OK opens the menu at the match end.
+
+What differs per game (prompts, choices, what a tap means, the words for
+results) lives in :mod:`assistant.table_towers` and :mod:`assistant.table_twentynine`.
 
 Pads (``pads``): one role per reader, in the wire's pad order (pad 1 first),
 "P1".."P4" for a seat's pad or "centre".

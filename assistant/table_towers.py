@@ -72,11 +72,6 @@ def tap(table, pad_seat, c):
             table.apply(Action("play", cards=(c,)))
 
 
-def up_card_tap(e, pad_seat):
-    """A tap that would turn the up-card (the centre pad while the box waits for it)."""
-    return e.phase == "upcard" and pad_seat is None
-
-
 # -- the choices under the buttons -----------------------------------------------------------
 
 def choices(table):

@@ -582,3 +582,38 @@ def test_match_over_ok_opens_the_menu_and_new_match_keeps_house_rules(tmp_path):
     h.press("ok")
     v = h.press("ok")                            # Twenty-Nine, offered first
     assert v.menu.title == "House rules" and "Pair (K+Q): on" in v.menu.items
+
+
+def test_a_stray_ok_in_the_menu_changes_nothing(towers):
+    """Issue 9 item 6: hold OK opens the menu on "Close"; OK there closes it, nothing else."""
+    towers_to_play(towers)
+    v = towers.press("ok", held=True)
+    assert v.menu.items[0] == "Close" and v.menu.selected == 0
+    v = towers.press("ok")
+    assert v.menu is None and towers.lines()[-1] == "accept"
+
+
+def test_towers_claim_after_the_hand_says_it_replaces_the_result(towers):
+    """Issue 17 (the same gap in towers), T9: a claim after the hand replaces its result in words."""
+    towers.tap(3, "JS"), towers.tap(3, "9H"), towers.press("ok")   # P1 deals 7, P2 accepts
+    towers.tap(1, "10H")                                             # P1's discard
+    towers.press("ok")                                               # no for 2
+    plays = [(2, "AS"), (1, "KC"), (2, "KS"), (1, "QS")]             # P1 fails ♠, then shows ♠
+    for pad, c in plays:
+        v = towers.tap(pad, c)
+    assert v.alert.text == "P1 failed to follow ♠ (trick 1)"
+    towers.press("back")
+    e = towers.table.match.engine
+    # the rest of the hand: P2 leads and wins every trick it can, P1 follows
+    rest = [(2, "AH"), (1, "KH"), (2, "QH"), (1, "JH"), (2, "AD"), (1, "KD"), (2, "QD"), (1, "JD"),
+            (2, "AC"), (1, "QC")]
+    for pad, c in rest:
+        if e.phase != "play":
+            break
+        pad = e.to_act + 1
+        towers.tap(pad, c)
+    assert not towers.table.match.engine.hand_no or towers.table.match.engine.hand_over
+    towers.press("back")
+    _open_menu_item(towers, "Claim: P1's renege")
+    v = towers.table.view()
+    assert v.prompt.split("\n")[:3] == ["Claim: P1's renege", "replaces the hand:", "P2 +1 tower"]
