@@ -103,7 +103,8 @@ def recovery(tmp):
         other = "shell not installed"
         if shell:
             t = time.perf_counter()
-            dump = subprocess.run([shell, str(copy), ".recover"], capture_output=True, text=True).stdout
+            ran = subprocess.run([shell, str(copy), ".recover"], capture_output=True, text=True)
+            dump = ran.stdout
             out = tmp / "recovered.sqlite3"
             out.unlink(missing_ok=True)
             subprocess.run([shell, str(out)], input=dump, capture_output=True, text=True)
@@ -115,6 +116,8 @@ def recovery(tmp):
                 recovered = 0
             db.close()
             other = f"{recovered:>14,}{rec_seconds * 1000:>7.0f} ms"
+            if "error" in ran.stdout + ran.stderr and not recovered:  # Debian's 3.40 shell lacks sqlite_dbpage
+                other = "   fails: " + (ran.stdout + ran.stderr).strip().splitlines()[-1][:40]
         print(f"{damage:<34}{got:>16,}{seconds * 1000:>6.0f} ms{other:>30}")
 
 

@@ -36,6 +36,7 @@ class Outcome:
     said: bool  # a problem was logged and shown
     lost: int  # saved actions that are in neither the journal nor its set_aside table
     prefix: bool  # the resumed match is a prefix of the saved one
+    missed: int = 0  # actions still readable in the damaged file (any intact leaf cell) not kept
 
 
 _BASE = {}
@@ -109,7 +110,11 @@ def start_box(state):
 
 
 def judge(state, before):
-    """Start the box on the damaged ``state`` and compare with the rows ``before`` the fault."""
+    """Start the box on the damaged ``state`` and compare with the rows ``before`` the fault.
+    "Still readable" is judged apart from the box's own way of reading: every cell of every
+    intact table-leaf page of the damaged file, decoded (pagescan) before the box starts."""
+    from assistant.pagescan import scan
+    readable = {row for row in scan(state / "journal.sqlite3")[1] if row in set(before)}
     try:
         said, kept, _, latest = start_box(state)
     except Exception:
@@ -125,7 +130,7 @@ def judge(state, before):
         want = sorted((s, line) for m, s, line in before if m == latest)
         prefix = on == want[:len(on)]
     changed = lost > 0 or len(kept) != len(before)
-    return Outcome(True, said or not changed, lost, prefix)
+    return Outcome(True, said or not changed, lost, prefix, len(readable - kept))
 
 
 # --- the trials: (kind, label, make(state) -> rows before the fault)

@@ -26,6 +26,7 @@ def test_the_box_survives(tmp_path, kind, label, make):
     assert outcome.started, "the box did not start"
     assert outcome.said, "something saved is missing or moved and the box said nothing"
     assert outcome.prefix, "the box goes on from something that is not the start of what was saved"
+    assert outcome.missed == 0, "an action still readable in the damaged file was not kept"
     if kind in ("read-only journal and folder", "reader reboot, HELLO lost", "flood of taps"):
         assert outcome.lost == 0
     if kind == "bad row value":
