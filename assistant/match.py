@@ -42,7 +42,7 @@ class Match:
         """Apply one action (``undo`` included); raises Refused and changes nothing if not allowed."""
         if action.kind == "undo":
             if not self.actions:
-                raise Refused("there is nothing to undo")
+                raise Refused("nothing-to-undo", "there is nothing to undo")
             self.rebuild(self.actions[:-1])
             return
         self.engine.apply(action)

@@ -1,13 +1,7 @@
-"""What both rules engines share: the refusal, and the black-jack flip (rulings T1, N2)."""
+"""What both rules engines share: the black-jack flip (rulings T1, N2); the refusal is
+:class:`assistant.game.Refused`, imported here for the modules that import it from here."""
 from .cards import BLACK_JACKS, card_name
-
-
-class Refused(Exception):
-    """An action the rules do not allow now; ``str()`` says why in plain words.
-
-    Engines check everything before they change anything, so a refused action
-    leaves the state exactly as it was.
-    """
+from .game import Refused
 
 
 class Flip:
@@ -32,20 +26,20 @@ class Flip:
 
     def check(self, seat, cards, pack):
         if self.dealer is not None:
-            raise Refused("the flip is over: the dealer is already found")
+            raise Refused("flip-over", "the flip is over: the dealer is already found")
         if seat is not None and self.start is not None:
             expected = (self.start + self.count) % self.players
             if seat != expected:
-                raise Refused(f"the flip goes on with P{expected + 1}, not P{seat + 1}")
+                raise Refused("flip-order", f"the flip goes on with P{expected + 1}, not P{seat + 1}")
         seen = set(self.seen)
         for i, c in enumerate(cards):
             if c not in pack:
-                raise Refused(f"{card_name(c)} is not in this game's pack")
+                raise Refused("not-in-pack", f"{card_name(c)} is not in this game's pack")
             if c in seen:
-                raise Refused(f"{card_name(c)} was already turned in this flip")
+                raise Refused("card-seen", f"{card_name(c)} was already turned in this flip")
             seen.add(c)
             if c in BLACK_JACKS and i != len(cards) - 1:
-                raise Refused(f"the flip ended at {card_name(c)}: no cards are turned after the first black jack")
+                raise Refused("flip-order", f"the flip ended at {card_name(c)}: no cards are turned after the first black jack")
 
     def turn(self, seat, cards):
         if self.start is None:

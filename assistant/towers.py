@@ -14,7 +14,8 @@ Public attributes the table and the bots read:
 from .cards import (SUIT_SYMBOLS, SUIT_NAMES, SUITS, TOWERS_PACK, card_name, effective_suit,
                     left_bower, right_bower)
 from .renege import RenegeBook
-from .rules import Flip, Refused
+from .game import HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
+from .rules import Flip
 
 TOWERS_TO_WIN = 5
 NO, MAYBE, SURE = 0, 1, 2  # what the engine knows of a holding (``Towers.holds``)
@@ -56,7 +57,7 @@ class Towers:
 
     def __init__(self, seats=("P1", "P2"), options=None):
         if options:
-            raise Refused("towers has no options")
+            raise Refused("bad-option", "towers has no options")
         self.seats = tuple(seats)
         self.score = [0, 0]
         self.winner = None
@@ -70,7 +71,7 @@ class Towers:
     # -- set-up of towers and hands -------------------------------------------------
 
     def _new_tower(self):
-        self.phase = "flip"
+        self.phase = Phase.FLIP
         self.flip = Flip(2)
         self.dealer = None
         self.hand_size = FIRST_HAND
@@ -101,27 +102,27 @@ class Towers:
     def apply(self, action):
         handler = getattr(self, "_do_" + action.kind, None)
         if handler is None:
-            raise Refused(f"'{action.kind}' is not a towers action")
+            raise Refused("not-an-action", f"'{action.kind}' is not a towers action")
         if self.phase == "over" and action.kind not in ("claim", "accuse"):
-            raise Refused(f"the match is over: {self.name(self.winner)} won")
+            raise Refused("match-over", f"the match is over: {self.name(self.winner)} won")
         handler(action)
 
     def _expect(self, *phases, what):
         if self.phase not in phases:
-            raise Refused(f"{what} is not possible now: {self.waiting_for()}")
+            raise Refused("not-now", f"{what} is not possible now: {self.waiting_for()}")
 
     def waiting_for(self):
         """Plain words for what the table must do next."""
         p = self.phase
-        if p == "flip":
+        if p == Phase.FLIP:
             return "the table is flipping for the first dealer of the tower"
-        if p == "upcard":
+        if p == Phase.UP_CARD:
             return f"{self.name(self.dealer)} deals {self.hand_size} each and turns the up-card"
-        if p == "trump1":
+        if p == Phase.ROUND_ONE:
             return f"{self.name(self.to_act)} accepts or passes the up-card"
-        if p == "trump2":
+        if p == Phase.ROUND_TWO:
             return f"{self.name(self.to_act)} names trump" + ("" if self.to_act == self.dealer else " or passes")
-        if p == "play":
+        if p == Phase.PLAY:
             return f"{self.name(self.to_act)} to play"
         return f"the match is over: {self.name(self.winner)} won"
 
@@ -131,36 +132,36 @@ class Towers:
         self.flip.turn(a.seat, a.cards)
         if self.flip.dealer is not None:
             self.dealer = self.flip.dealer
-            self.phase = "upcard"
+            self.phase = Phase.UP_CARD
 
     def _do_hand(self, a):
         seat, cards = a.seat, a.cards
-        if self.phase == "flip":
-            raise Refused("no hand is dealt yet: finish the flip first")
+        if self.phase == Phase.FLIP:
+            raise Refused("no-hand", "no hand is dealt yet: finish the flip first")
         if self.known[seat] is not None:
-            raise Refused(f"{self.name(seat)}'s hand is already known this hand")
-        if self.phase == "play" and self._has_played(seat):
-            raise Refused(f"{self.name(seat)}'s hand must be given before their first play")
+            raise Refused("hand-given", f"{self.name(seat)}'s hand is already known this hand")
+        if self.phase == Phase.PLAY and self._has_played(seat):
+            raise Refused("hand-given", f"{self.name(seat)}'s hand must be given before their first play")
         if len(cards) != self.hand_size:
-            raise Refused(f"{self.name(seat)} was dealt {self.hand_size} cards, not {len(cards)}")
+            raise Refused("hand-size", f"{self.name(seat)} was dealt {self.hand_size} cards, not {len(cards)}")
         other = self.known[1 - seat] or ()
-        live = self.phase != "upcard"  # before the up-card the hand is the next one
+        live = self.phase != Phase.UP_CARD  # before the up-card the hand is the next one
         seen = set()
         for c in cards:
             if c not in TOWERS_PACK:
-                raise Refused(f"{card_name(c)} is not in the towers pack")
+                raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
             if c in seen:
-                raise Refused(f"{card_name(c)} is listed twice")
+                raise Refused("card-seen", f"{card_name(c)} is listed twice")
             seen.add(c)
             if c in other or (live and (c in self.played or c == self.up_card)):
-                raise Refused(f"{card_name(c)} cannot be in {self.name(seat)}'s hand: it is elsewhere")
+                raise Refused("card-elsewhere", f"{card_name(c)} cannot be in {self.name(seat)}'s hand: it is elsewhere")
             if live and c == self.discard and seat != self.dealer:  # face down: not named
-                raise Refused(f"one of those cards cannot be in {self.name(seat)}'s hand: "
+                raise Refused("card-elsewhere", f"one of those cards cannot be in {self.name(seat)}'s hand: "
                               "it is out of play this hand")
         hand = set(cards)
         if live and seat == self.dealer and self.picked_up:
             if self.discard is not None and self.discard not in hand and self.discard != self.up_card:
-                raise Refused(f"{self.name(seat)} discarded a card that is not in this hand")
+                raise Refused("not-held", f"{self.name(seat)} discarded a card that is not in this hand")
             hand.add(self.up_card)
             if self.discard is not None:
                 hand.discard(self.discard)
@@ -176,17 +177,17 @@ class Towers:
         self._expect("upcard", what="turning the up-card")
         c = a.card
         if c not in TOWERS_PACK:
-            raise Refused(f"{card_name(c)} is not in the towers pack")
+            raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
         for hand in self.known:
             if hand is not None and c in hand:
-                raise Refused(f"{card_name(c)} was dealt to a player: it cannot be the up-card")
+                raise Refused("card-elsewhere", f"{card_name(c)} was dealt to a player: it cannot be the up-card")
         self._reset_hand_figures()
         self.hand_no += 1
         self.book.start_hand(self.hand_no)
         self.hand_over = False
         self.last_result = None
         self.up_card = c
-        self.phase = "trump1"
+        self.phase = Phase.ROUND_ONE
         self.to_act = 1 - self.dealer
 
     def _do_accept(self, a):
@@ -203,40 +204,40 @@ class Towers:
 
     def _do_pass(self, a):
         self._expect("trump1", "trump2", what="passing")
-        if self.phase == "trump2" and self.to_act == self.dealer:
-            raise Refused(f"{self.name(self.dealer)} deals and must name trump "
+        if self.phase == Phase.ROUND_TWO and self.to_act == self.dealer:
+            raise Refused("dealer-must-name", f"{self.name(self.dealer)} deals and must name trump "
                           f"(any suit but {suit_words(self.turned_down)})")
         if self.to_act == self.dealer:  # both passed round one: the up-card is turned down
             self.turned_down = self.up_card >> 3
-            self.phase = "trump2"
+            self.phase = Phase.ROUND_TWO
         self.to_act = 1 - self.to_act
 
     def _do_name(self, a):
-        if self.phase == "trump1":
-            raise Refused("a suit is named only after both players pass the up-card")
+        if self.phase == Phase.ROUND_ONE:
+            raise Refused("not-now", "a suit is named only after both players pass the up-card")
         self._expect("trump2", what="naming trump")
         if a.value == self.turned_down:
-            raise Refused(f"{suit_words(a.value)} was turned down: name another suit")
+            raise Refused("turned-down", f"{suit_words(a.value)} was turned down: name another suit")
         self.bidder = self.to_act
         self.trump = a.value
         self._start_play()
 
     def _start_play(self):
-        self.phase = "play"
+        self.phase = Phase.PLAY
         self.to_act = 1 - self.dealer
 
     def _do_discard(self, a):
         self._expect("play", what="a discard")
         if not self.discard_open:
-            raise Refused("only the dealer who picked up the up-card discards, once, before the first lead")
+            raise Refused("not-now", "only the dealer who picked up the up-card discards, once, before the first lead")
         c = a.card
         if c not in TOWERS_PACK:
-            raise Refused(f"{card_name(c)} is not in the towers pack")
+            raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
         hand = self.known[self.dealer]
         if hand is not None and c not in hand:
-            raise Refused(f"{self.name(self.dealer)} does not hold {card_name(c)}")
+            raise Refused("not-held", f"{self.name(self.dealer)} does not hold {card_name(c)}")
         if hand is None and self.known[1 - self.dealer] is not None and c in self.known[1 - self.dealer]:
-            raise Refused(f"{card_name(c)} is not in {self.name(self.dealer)}'s hand")
+            raise Refused("card-elsewhere", f"{card_name(c)} is not in {self.name(self.dealer)}'s hand")
         self.discard_open = False
         self.discard = c
         if hand is not None:
@@ -246,9 +247,9 @@ class Towers:
     def _do_for2(self, a):
         self._expect("play", what="declaring for 2")
         if self.done or self.trick:
-            raise Refused("for 2 is declared before the first lead")
+            raise Refused("too-late", "for 2 is declared before the first lead")
         if self.for_two:
-            raise Refused(f"{self.name(self.bidder)} already declared for 2")
+            raise Refused("already", f"{self.name(self.bidder)} already declared for 2")
         self.for_two = True
 
     # -- play -------------------------------------------------------------------------
@@ -266,7 +267,7 @@ class Towers:
             if eff != led:
                 held = self.holds(seat, led)
                 if held == SURE:
-                    raise Refused(f"{who} must follow {suit_words(led)}")
+                    raise Refused("must-follow", f"{who} must follow {suit_words(led)}")
                 if held == MAYBE:
                     failed = led
         # the card is accepted from here on
@@ -308,22 +309,22 @@ class Towers:
 
     def _check_card(self, seat, c, who):
         if c not in TOWERS_PACK:
-            raise Refused(f"{card_name(c)} is not in the towers pack")
+            raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
         if c in self.played:
-            raise Refused(f"{card_name(c)} was already played this hand")
+            raise Refused("card-seen", f"{card_name(c)} was already played this hand")
         if c == self.up_card:
             if not self.picked_up:
-                raise Refused(f"{card_name(c)} was the up-card, turned down: it is out of play")
+                raise Refused("card-elsewhere", f"{card_name(c)} was the up-card, turned down: it is out of play")
             if seat != self.dealer:
-                raise Refused(f"{card_name(c)} was picked up by {self.name(self.dealer)}")
+                raise Refused("card-elsewhere", f"{card_name(c)} was picked up by {self.name(self.dealer)}")
         if c == self.discard:  # the discard is face down: the refusal does not name it
-            raise Refused("that card is out of play this hand")
+            raise Refused("card-elsewhere", "that card is out of play this hand")
         hand = self.known[seat]
         if hand is not None and c not in hand:
-            raise Refused(f"{who} was not dealt {card_name(c)}")
+            raise Refused("not-held", f"{who} was not dealt {card_name(c)}")
         other = self.known[1 - seat]
         if hand is None and other is not None and c in other:
-            raise Refused(f"{card_name(c)} was dealt to the other player")
+            raise Refused("card-elsewhere", f"{card_name(c)} was dealt to the other player")
 
     def _finish_trick(self):
         (s1, c1), (s2, c2) = self.trick
@@ -361,15 +362,15 @@ class Towers:
             self.dealer = bidder if taken >= majority else defender
             self.hand_size = size - 1
             self.known = [None, None]
-            self.phase = "upcard"
+            self.phase = Phase.UP_CARD
             self.to_act = None
-        self.last_result += (self.phase == "flip" or self.phase == "over",)
+        self.last_result += (self.phase == Phase.FLIP or self.phase == Phase.MATCH_OVER,)
 
     def _win_towers(self, seat, count):
         self.score[seat] += count
         if self.score[seat] >= TOWERS_TO_WIN:
             self.winner = seat
-            self.phase = "over"
+            self.phase = Phase.MATCH_OVER
             self.to_act = None
             self.dealer = None
             self.known = [None, None]
@@ -390,13 +391,13 @@ class Towers:
             if tower_ended:
                 self.score[seat] += 1
                 if self.score[seat] >= TOWERS_TO_WIN:
-                    self.winner, self.phase, self.to_act, self.dealer = seat, "over", None, None
+                    self.winner, self.phase, self.to_act, self.dealer = seat, Phase.MATCH_OVER, None, None
                     self.hand_size = size  # the figures of the last hand played
-                elif self.phase == "over":
+                elif self.phase == Phase.MATCH_OVER:
                     self._new_tower()
                 return
             self._win_towers(seat, 1)
-            if self.phase == "over":
+            if self.phase == Phase.MATCH_OVER:
                 self.hand_size = size
             return
         self._win_towers(seat, 1)
@@ -405,26 +406,26 @@ class Towers:
 
     def _do_claim(self, a):
         if self.hand_no == 0:
-            raise Refused("no hand has begun: there is no renege to claim")
+            raise Refused("no-hand", "no hand has begun: there is no renege to claim")
         sides = [s for s in (0, 1) if self.book.claimable(s)]
-        if self.phase == "over" and (not sides or (a.seat is not None and a.seat not in sides)):
+        if self.phase == Phase.MATCH_OVER and (not sides or (a.seat is not None and a.seat not in sides)):
             return  # after the match: a claim without effect is heard and changes nothing
         if a.seat is not None:
             if a.seat not in sides:
-                raise Refused(f"{self.name(a.seat)} has no proven renege by the opponent to claim "
+                raise Refused("no-renege", f"{self.name(a.seat)} has no proven renege by the opponent to claim "
                               "in this hand")
             claimant = a.seat
         elif len(sides) == 1:
             claimant = sides[0]
         elif sides:
-            raise Refused("both players hold a proven renege: say who claims (claim SEAT)")
+            raise Refused("say-claimant", "both players hold a proven renege: say who claims (claim SEAT)")
         else:
-            raise Refused("there is no proven renege to claim in this hand")
+            raise Refused("no-renege", "there is no proven renege to claim in this hand")
         self._penalty(claimant)
 
     def _do_accuse(self, a):
         if self.hand_no == 0:
-            raise Refused("no hand has begun: there is nothing to accuse")
+            raise Refused("no-hand", "no hand has begun: there is nothing to accuse")
         accused = a.seat
         accuser = 1 - accused
         if self.book.settled:
@@ -453,7 +454,7 @@ class Towers:
             "trump": None if self.trump is None else SUITS[self.trump],
             "reneges": [{"seat": names[r.seat], "hand": r.hand, "trick": r.trick}
                         for r in self.book.proven],
-            "phase": self.phase,
+            "phase": self.phase.value,
             "to_act": None if self.to_act is None else names[self.to_act],
             "bidder": None if self.bidder is None else names[self.bidder],
             "for2": self.for_two,

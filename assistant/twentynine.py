@@ -51,11 +51,12 @@ was scored), ``book`` (the RenegeBook). The face-down card itself is
 >>> t.apply(Action("pass"))
 Traceback (most recent call last):
   ...
-assistant.rules.Refused: the first three passed: P1 deals and must bid at least 16
+assistant.game.Refused: the first three passed: P1 deals and must bid at least 16
 """
 from .cards import KING, QUEEN, SUIT_SYMBOLS, SUITS, card, card_name
 from .renege import RenegeBook
-from .rules import Flip, Refused
+from .game import HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
+from .rules import Flip
 from .scenario import OPTIONS
 
 POINTS = (1, 0, 0, 3, 1, 2, 0, 0)   # N8, by rank index A K Q J 10 9 8 7
@@ -99,11 +100,11 @@ class TwentyNine:
         options = dict(options or {})
         for k, v in options.items():
             if k not in OPTIONS:
-                raise Refused(f"unknown option {k!r} (known: {', '.join(OPTIONS)})")
+                raise Refused("bad-option", f"unknown option {k!r} (known: {', '.join(OPTIONS)})")
             if v not in OPTIONS[k]:
-                raise Refused(f"option {k} takes {' or '.join(OPTIONS[k])}, not {v!r}")
+                raise Refused("bad-option", f"option {k} takes {' or '.join(OPTIONS[k])}, not {v!r}")
         if len(seats) != 4:
-            raise Refused("Twenty-Nine has four seats")
+            raise Refused("bad-seat", "Twenty-Nine has four seats")
         self.seats = tuple(seats)
         self.after_call = options.get("trick_trumps") == "after-call"
         self.pair_on = options.get("pair") == "on"
@@ -112,7 +113,7 @@ class TwentyNine:
         self.two_point = int(options.get("two_point_bid", "20"))
         self.flip = Flip(4)
         self.book = RenegeBook(side_of=SIDE_OF)
-        self.phase = "flip"
+        self.phase = Phase.FLIP
         self.to_act = None
         self.dealer = None
         self.hand_no = 0
@@ -173,7 +174,7 @@ class TwentyNine:
 
     def can_finish(self):
         """N10: the contract is already made, or already out of reach."""
-        if self.phase != "play":
+        if self.phase != Phase.PLAY:
             return False
         bs = SIDE_OF[self.bidder]
         return self.points[bs] >= self.target or TOTAL - self.points[1 - bs] < self.target
@@ -187,28 +188,28 @@ class TwentyNine:
     def waiting_for(self):
         """Plain words for what the table must do next."""
         p = self.phase
-        if p == "flip":
+        if p == Phase.FLIP:
             return "the table is flipping for the first dealer"
-        if p in ("bidding", "end"):
+        if p in (Phase.AUCTION, Phase.ROUND_OVER):
             return f"{self.name(self.to_act)} to bid or pass"
-        if p == "trump":
+        if p == Phase.TRUMP_CARD:
             return f"{self.name(self.bidder)} to set the trump card face down"
-        if p == "play":
+        if p == Phase.PLAY:
             return f"{self.name(self.to_act)} to play"
         return f"the match is over: {self.side_name(self.winner)} won"
 
     def _expect(self, *phases, what):
         if self.phase not in phases:
-            raise Refused(f"{what} is not possible now: {self.waiting_for()}")
+            raise Refused("not-now", f"{what} is not possible now: {self.waiting_for()}")
 
     def _seat(self, a, required=False):
         s = a.seat
         if s is None:
             if required:
-                raise Refused(f"'{a.kind}' needs a seat")
+                raise Refused("bad-seat", f"'{a.kind}' needs a seat")
             return None
         if type(s) is not int or not 0 <= s < 4:
-            raise Refused(f"{s!r} is not a seat in this game")
+            raise Refused("bad-seat", f"{s!r} is not a seat in this game")
         return s
 
     def _actor(self, a):
@@ -217,14 +218,14 @@ class TwentyNine:
             return self.to_act
         s = self._seat(a)
         if s != self.to_act:
-            raise Refused(f"it is {self.name(self.to_act)}'s turn, not {self.name(s)}'s")
+            raise Refused("not-your-turn", f"it is {self.name(self.to_act)}'s turn, not {self.name(s)}'s")
         return s
 
     @staticmethod
     def _one_card(a):
         cards = a.cards
         if len(cards) != 1 or type(cards[0]) is not int or not 0 <= cards[0] < 32:
-            raise Refused(f"'{a.kind}' takes one card of the Twenty-Nine pack")
+            raise Refused("not-an-action", f"'{a.kind}' takes one card of the Twenty-Nine pack")
         return cards[0]
 
     def _elsewhere(self, seat, bit):
@@ -241,23 +242,23 @@ class TwentyNine:
         """Apply one action, or raise Refused (plain words) and change nothing."""
         handler = _HANDLERS.get(getattr(action, "kind", None))
         if handler is None:
-            raise Refused(f"'{getattr(action, 'kind', action)}' is not a Twenty-Nine action")
+            raise Refused("not-an-action", f"'{getattr(action, 'kind', action)}' is not a Twenty-Nine action")
         if self.phase == "over" and action.kind not in ("claim", "accuse"):
-            raise Refused(f"the match is over: {self.side_name(self.winner)} won")
+            raise Refused("match-over", f"the match is over: {self.side_name(self.winner)} won")
         handler(self, action)
 
     def _do_flip(self, a):
-        if self.phase != "flip":
-            raise Refused("the flip is over: the first dealer was found (the deal then passes on)")
+        if self.phase != Phase.FLIP:
+            raise Refused("flip-over", "the flip is over: the first dealer was found (the deal then passes on)")
         seat = self._seat(a)
         cards = a.cards
         if not cards or any(type(c) is not int or not 0 <= c < 32 for c in cards):
-            raise Refused("'flip' takes the cards turned, like 'flip P1 9H KS JC'")
+            raise Refused("not-an-action", "'flip' takes the cards turned, like 'flip P1 9H KS JC'")
         self.flip.check(seat, cards, range(32))
         self.flip.turn(seat, cards)
         if self.flip.dealer is not None:
             self.dealer = self.flip.dealer
-            self.phase = "bidding"
+            self.phase = Phase.AUCTION
             self.to_act = (self.dealer + 1) % 4
 
     # -- N3 the auction ----------------------------------------------------------------
@@ -267,9 +268,9 @@ class TwentyNine:
         s = self._actor(a)
         n = a.value
         if type(n) is not int or not LOW_BID <= n <= HIGH_BID:
-            raise Refused(f"bids run from {LOW_BID} to {HIGH_BID}, not {n}")
+            raise Refused("bid-range", f"bids run from {LOW_BID} to {HIGH_BID}, not {n}")
         if n <= self.high:
-            raise Refused(f"a bid must be higher than {self.high}")
+            raise Refused("bid-too-low", f"a bid must be higher than {self.high}")
         if not self.round_open:
             self._begin_round()
         self.high = n
@@ -280,7 +281,7 @@ class TwentyNine:
         self._expect("bidding", "end", what="a pass")
         s = self._actor(a)
         if self.high == 0 and sum(self.active) == 1:
-            raise Refused(f"the first three passed: {self.name(s)} deals and must bid at least {LOW_BID}")
+            raise Refused("dealer-must-bid", f"the first three passed: {self.name(s)} deals and must bid at least {LOW_BID}")
         if not self.round_open:
             self._begin_round()
         self.active[s] = False
@@ -290,7 +291,7 @@ class TwentyNine:
         active = self.active
         if self.high and sum(active) == 1:
             self.bid = self.target = self.high
-            self.phase = "trump"
+            self.phase = Phase.TRUMP_CARD
             self.to_act = self.bidder
             return
         s = (s + 1) % 4
@@ -304,7 +305,7 @@ class TwentyNine:
         self.hand_no += 1
         self.book.start_hand(self.hand_no)
         self.round_open = True
-        self.phase = "bidding"
+        self.phase = Phase.AUCTION
         self.result = None
         self.known = self.next_known
         self.given = self.next_given
@@ -317,7 +318,7 @@ class TwentyNine:
         self._expect("trump", what="calling the seventh card")
         self._actor(a)
         if self.seventh:
-            raise Refused(f"{self.name(self.bidder)} already called the seventh card")
+            raise Refused("already", f"{self.name(self.bidder)} already called the seventh card")
         self.seventh = True
 
     def _do_trump(self, a):
@@ -327,60 +328,60 @@ class TwentyNine:
         bit = BIT[c]
         if self.given[s]:
             if not self.known[s] & bit:
-                raise Refused(f"that card is not in {self.name(s)}'s hand")
+                raise Refused("not-held", f"that card is not in {self.name(s)}'s hand")
         elif self._elsewhere(s, bit):
-            raise Refused("that card is known to be in another hand")
+            raise Refused("card-elsewhere", "that card is known to be in another hand")
         self._trump_card = c
         self.trump_set = True
         self.known[s] &= ~bit
         self.left[s] = 7
-        self.phase = "play"
+        self.phase = Phase.PLAY
         self.to_act = (self.dealer + 1) % 4
 
     # -- hands -------------------------------------------------------------------------
 
     def _do_hand(self, a):
-        if self.phase == "flip":
-            raise Refused("no hand is dealt yet: finish the flip first")
+        if self.phase == Phase.FLIP:
+            raise Refused("no-hand", "no hand is dealt yet: finish the flip first")
         s = self._seat(a, required=True)
         cards = a.cards
         if len(cards) != 8:
-            raise Refused(f"{self.name(s)} was dealt 8 cards, not {len(cards)}")
+            raise Refused("hand-size", f"{self.name(s)} was dealt 8 cards, not {len(cards)}")
         mask = 0
         for c in cards:
             if type(c) is not int or not 0 <= c < 32:
-                raise Refused(f"{c!r} is not a card of the Twenty-Nine pack")
+                raise Refused("not-in-pack", f"{c!r} is not a card of the Twenty-Nine pack")
             if mask & BIT[c]:
-                raise Refused(f"{card_name(c)} is listed twice")
+                raise Refused("card-seen", f"{card_name(c)} is listed twice")
             mask |= BIT[c]
         if not self.round_open:  # between rounds: the hand of the next round
             if self.next_given[s]:
-                raise Refused(f"{self.name(s)}'s hand is already given for the next round")
+                raise Refused("hand-given", f"{self.name(s)}'s hand is already given for the next round")
             for t in range(4):
                 if t != s and self.next_known[t] & mask:
                     c = cards_of(self.next_known[t] & mask)[0]
-                    raise Refused(f"{card_name(c)} cannot be in {self.name(s)}'s hand: it was dealt to another player")
+                    raise Refused("card-elsewhere", f"{card_name(c)} cannot be in {self.name(s)}'s hand: it was dealt to another player")
             self.next_known[s] = mask
             self.next_given[s] = True
             return
         if self.given[s]:
-            raise Refused(f"{self.name(s)}'s hand is already given this round")
+            raise Refused("hand-given", f"{self.name(s)}'s hand is already given this round")
         if self.plays[s]:
-            raise Refused(f"{self.name(s)}'s hand must be given before their first play of the round")
+            raise Refused("hand-given", f"{self.name(s)}'s hand must be given before their first play of the round")
         tc = self._trump_card
         if tc is not None and s != self.bidder and mask & BIT[tc]:
             if not self.revealed:
-                raise Refused(f"that hand cannot be {self.name(s)}'s: one of its cards is out of play this round")
-            raise Refused(f"{card_name(tc)} cannot be in {self.name(s)}'s hand: it is the trump card")
+                raise Refused("card-elsewhere", f"that hand cannot be {self.name(s)}'s: one of its cards is out of play this round")
+            raise Refused("card-elsewhere", f"{card_name(tc)} cannot be in {self.name(s)}'s hand: it is the trump card")
         for c in cards:
             if self.played & BIT[c]:
-                raise Refused(f"{card_name(c)} cannot be in {self.name(s)}'s hand: it was already played")
+                raise Refused("card-seen", f"{card_name(c)} cannot be in {self.name(s)}'s hand: it was already played")
             if self._elsewhere(s, BIT[c]):
-                raise Refused(f"{card_name(c)} cannot be in {self.name(s)}'s hand: it was dealt to another player")
+                raise Refused("card-elsewhere", f"{card_name(c)} cannot be in {self.name(s)}'s hand: it was dealt to another player")
         if s == self.bidder and tc is not None and not mask & BIT[tc]:
-            raise Refused(f"{self.name(s)}'s hand must include the face-down trump card")
+            raise Refused("not-held", f"{self.name(s)}'s hand must include the face-down trump card")
         if self.known[s] & ~mask:
-            raise Refused(f"that hand leaves out a card {self.name(s)} is known to hold")
+            raise Refused("not-held", f"that hand leaves out a card {self.name(s)} is known to hold")
         if s == self.bidder and tc is not None and not self.revealed:
             mask &= ~BIT[tc]
         self.known[s] = mask
@@ -392,12 +393,12 @@ class TwentyNine:
         self._expect("play", what="a call for trump")
         s = self._actor(a)
         if self.revealed:
-            raise Refused("trump is already revealed")
+            raise Refused("cannot-call", "trump is already revealed")
         if not self.trick:
-            raise Refused(f"{self.name(s)} leads: only a player who cannot follow may call for trump")
+            raise Refused("cannot-call", f"{self.name(s)} leads: only a player who cannot follow may call for trump")
         led = self.trick[0][1] >> 3
         if self.known[s] & SUIT_MASK[led]:
-            raise Refused(f"{self.name(s)} can follow {suit_words(led)}, so may not call for trump")
+            raise Refused("cannot-call", f"{self.name(s)} can follow {suit_words(led)}, so may not call for trump")
         self.caller = s
         self._reveal(len(self.trick))
 
@@ -411,25 +412,25 @@ class TwentyNine:
         self.left[self.bidder] += 1
 
     def _do_play(self, a):
-        if self.phase != "play":
+        if self.phase != Phase.PLAY:
             self._expect("play", what="a play")
         s = self._actor(a)
         cards = a.cards
         if len(cards) != 1 or type(cards[0]) is not int or not 0 <= cards[0] < 32:
-            raise Refused("'play' takes one card of the Twenty-Nine pack")
+            raise Refused("not-an-action", "'play' takes one card of the Twenty-Nine pack")
         c = cards[0]
         bit = BIT[c]
         if self.played & bit:
-            raise Refused(f"{card_name(c)} was already played this round")
+            raise Refused("card-seen", f"{card_name(c)} was already played this round")
         if c == self._trump_card and not self.revealed:
-            raise Refused("that card is out of play this round")
+            raise Refused("card-elsewhere", "that card is out of play this round")
         known = self.known[s]
         who = self.name(s)
         if not known & bit:
             if self._elsewhere(s, bit):
-                raise Refused(f"{card_name(c)} cannot be {who}'s: it is known to be in another hand")
+                raise Refused("card-elsewhere", f"{card_name(c)} cannot be {who}'s: it is known to be in another hand")
             if known.bit_count() >= self.left[s]:
-                raise Refused(f"{who} does not hold {card_name(c)}")
+                raise Refused("not-held", f"{who} does not hold {card_name(c)}")
         suit = c >> 3
         trick = self.trick
         led = trick[0][1] >> 3 if trick else None
@@ -438,16 +439,16 @@ class TwentyNine:
             if s == self.caller:
                 pass
             elif known & SUIT_MASK[led]:
-                raise Refused(f"{who} must follow {suit_words(led)}")
+                raise Refused("must-follow", f"{who} must follow {suit_words(led)}")
             fail_led = True
         if s == self.caller:
             if suit == led and c != self._trump_card:
-                raise Refused(f"{who} called for trump, declaring no {suit_words(led)}: "
+                raise Refused("called", f"{who} called for trump, declaring no {suit_words(led)}: "
                               f"{card_name(c)} cannot be played now")
             t = self.trump_suit
             if suit != t:
                 if known & SUIT_MASK[t]:
-                    raise Refused(f"{who} called for trump and must play a trump ({suit_words(t)})")
+                    raise Refused("must-trump", f"{who} called for trump and must play a trump ({suit_words(t)})")
                 fail_trump = t != led
         # accepted: record what the play shows and what it fails to show
         book = self.book
@@ -521,7 +522,7 @@ class TwentyNine:
         self._expect("play", what="finishing the round")
         if not self.can_finish():
             bs = SIDE_OF[self.bidder]
-            raise Refused(f"the contract is still open: {self.side_name(bs)} has {self.points[bs]} "
+            raise Refused("contract-open", f"the contract is still open: {self.side_name(bs)} has {self.points[bs]} "
                           f"of {self.target} and {self.side_name(1 - bs)} has {self.points[1 - bs]}")
         self._score_round("finished")
 
@@ -571,7 +572,7 @@ class TwentyNine:
         self.caller = None
         self.dealer = (self.dealer + 1) % 4  # N2: the deal passes to the right
         self._reset_auction()
-        self.phase = "end"
+        self.phase = Phase.ROUND_OVER
         self._check_winner()
 
     def _check_winner(self):
@@ -584,11 +585,11 @@ class TwentyNine:
                 win = 1 - side
         self.winner = win
         if win is not None:
-            self.phase = "over"
+            self.phase = Phase.MATCH_OVER
             self.to_act = None
         else:
-            if self.phase == "over":
-                self.phase = "end"
+            if self.phase == Phase.MATCH_OVER:
+                self.phase = Phase.ROUND_OVER
             self.to_act = (self.dealer + 1) % 4
 
     # -- N11 reneges -------------------------------------------------------------------
@@ -596,21 +597,21 @@ class TwentyNine:
     def _do_claim(self, a):
         claimant = self._seat(a)
         if self.hand_no == 0:
-            raise Refused("no round has begun: there is no renege to claim")
+            raise Refused("no-hand", "no round has begun: there is no renege to claim")
         sides = self.claimable_sides()
-        if self.phase == "over" and (not sides or (claimant is not None and SIDE_OF[claimant] not in sides)):
+        if self.phase == Phase.MATCH_OVER and (not sides or (claimant is not None and SIDE_OF[claimant] not in sides)):
             return  # after the match: a claim without effect is heard and changes nothing
         if self.book.settled:
-            raise Refused("this round's renege penalty is already settled")
+            raise Refused("settled", "this round's renege penalty is already settled")
         if claimant is not None:
             side = SIDE_OF[claimant]
             if side not in sides:
-                raise Refused(f"{self.name(claimant)} has no proven renege by the other side to claim "
+                raise Refused("no-renege", f"{self.name(claimant)} has no proven renege by the other side to claim "
                               "this round")
         elif not sides:
-            raise Refused("no renege by the other side has been proven this round")
+            raise Refused("no-renege", "no renege by the other side has been proven this round")
         elif len(sides) == 2:
-            raise Refused("both sides hold a proven renege: say who claims (claim SEAT)")
+            raise Refused("say-claimant", "both sides hold a proven renege: say who claims (claim SEAT)")
         else:
             side = sides[0]
         if self.round_open:
@@ -621,7 +622,7 @@ class TwentyNine:
     def _do_accuse(self, a):
         accused = self._seat(a, required=True)
         if self.hand_no == 0:
-            raise Refused("no round has begun: there is nothing to accuse")
+            raise Refused("no-hand", "no round has begun: there is nothing to accuse")
         book = self.book
         side = 1 - SIDE_OF[accused]
         proven = not book.settled and book.proven_against(accused)
@@ -637,27 +638,27 @@ class TwentyNine:
     # -- options -----------------------------------------------------------------------
 
     def _before_first_lead(self, what):
-        if self.phase != "play" or self.trick_no or self.trick:
-            raise Refused(f"{what} only after trump is set and before the first lead")
+        if self.phase != Phase.PLAY or self.trick_no or self.trick:
+            raise Refused("too-late", f"{what} only after trump is set and before the first lead")
 
     def _do_double(self, a):
         if not self.double_on:
-            raise Refused("doubling is not played here (option double=on)")
+            raise Refused("option-off", "doubling is not played here (option double=on)")
         self._before_first_lead("a player of the other side may double")
         if self.multiplier > 1:
-            raise Refused("the round is already doubled")
+            raise Refused("already", "the round is already doubled")
         s = self._side_seat(a, 1 - SIDE_OF[self.bidder], "double")
         self.multiplier = 2
         self.doubler = s
 
     def _do_redouble(self, a):
         if not self.double_on:
-            raise Refused("doubling is not played here (option double=on)")
+            raise Refused("option-off", "doubling is not played here (option double=on)")
         self._before_first_lead("the bidding side may redouble")
         if self.multiplier == 1:
-            raise Refused("only a doubled round can be redoubled")
+            raise Refused("not-now", "only a doubled round can be redoubled")
         if self.multiplier == 4:
-            raise Refused("the round is already redoubled")
+            raise Refused("already", "the round is already redoubled")
         s = self._side_seat(a, SIDE_OF[self.bidder], "redouble")
         self.multiplier = 4
         self.redoubler = s
@@ -670,36 +671,36 @@ class TwentyNine:
                 s = (s + 1) % 4
         elif SIDE_OF[s] != side:
             who = "the bidding side" if what == "redouble" else "the side that did not bid"
-            raise Refused(f"only a player of {who} may {what}")
+            raise Refused("wrong-side", f"only a player of {who} may {what}")
         return s
 
     def _do_pair(self, a):
         if not self.pair_on:
-            raise Refused("the pair is not played here (option pair=on)")
+            raise Refused("option-off", "the pair is not played here (option pair=on)")
         self._expect("play", what="declaring the pair")
         if not self.revealed:
-            raise Refused("the pair is declared only once trump is revealed")
+            raise Refused("not-now", "the pair is declared only once trump is revealed")
         if self.pair_seat is not None:
-            raise Refused(f"{self.name(self.pair_seat)} already declared the pair")
+            raise Refused("already", f"{self.name(self.pair_seat)} already declared the pair")
         s = self._seat(a)
         if s is None:
             s = self.to_act
         side = SIDE_OF[s]
         if not any(SIDE_OF[w] == side for w in self.winners[self.reveal_trick:]):
-            raise Refused(f"{self.side_name(side)} must win a trick after trump is revealed "
+            raise Refused("needs-trick", f"{self.side_name(side)} must win a trick after trump is revealed "
                           "before declaring the pair")
         t = self.trump_suit
         kq = BIT[card(t, KING)] | BIT[card(t, QUEEN)]
         for c in (card(t, KING), card(t, QUEEN)):
             if self.played & BIT[c]:
-                raise Refused(f"{card_name(c)} was already played this round")
+                raise Refused("card-seen", f"{card_name(c)} was already played this round")
             if not self.known[s] & BIT[c]:
                 if self._elsewhere(s, BIT[c]):
-                    raise Refused(f"{card_name(c)} is known to be in another hand")
+                    raise Refused("card-elsewhere", f"{card_name(c)} is known to be in another hand")
                 if self._full(s):
-                    raise Refused(f"{self.name(s)} does not hold {card_name(c)}")
+                    raise Refused("not-held", f"{self.name(s)} does not hold {card_name(c)}")
         if (self.known[s] | kq).bit_count() > self.left[s]:
-            raise Refused(f"{self.name(s)} cannot hold both: too few cards are left")
+            raise Refused("not-held", f"{self.name(s)} cannot hold both: too few cards are left")
         self.known[s] |= kq
         self.pair_seat = s
         step = -4 if side == SIDE_OF[self.bidder] else 4
@@ -727,7 +728,7 @@ class TwentyNine:
             "trump": trump,
             "reneges": [{"seat": names[r.seat], "hand": r.hand, "trick": r.trick}
                         for r in self.book.proven],
-            "phase": self.phase,
+            "phase": self.phase.value,
             "hand": self.hand_no,
             "to_act": None if self.to_act is None else names[self.to_act],
             "bid": self.bid,
