@@ -12,19 +12,23 @@ cut and export are one mechanism. A refused action leaves the log untouched.
 >>> m.apply(Action("undo")); m.state()["dealer"] is None
 True
 """
+import importlib
+
 from .cards import parse_card  # noqa: F401  (doctest)
 from .rules import Refused
-from .scenario import GAMES, format_scenario
+from .scenario import GAMES, Action, format_scenario
+
+
+ENGINES = {"towers": ("assistant.towers", "Towers"), "twenty-nine": ("assistant.twentynine", "TwentyNine")}
 
 
 def engine_class(game):
-    if game == "towers":
-        from .towers import Towers
-        return Towers
-    if game == "twenty-nine":
-        from .twentynine import TwentyNine
-        return TwentyNine
-    raise ValueError(f"unknown game {game!r}")
+    """The rules engine of ``game`` (imported only when first used)."""
+    try:
+        module, name = ENGINES[game]
+    except KeyError:
+        raise ValueError(f"unknown game {game!r}") from None
+    return getattr(importlib.import_module(module), name)
 
 
 class Match:
@@ -47,6 +51,10 @@ class Match:
             return
         self.engine.apply(action)
         self.actions.append(action)
+
+    def legal_actions(self):
+        """The engine's legal actions, and ``undo`` while an action is in effect."""
+        return self.engine.legal_actions() + ([Action("undo")] if self.actions else [])
 
     def rebuild(self, actions):
         engine = self._cls(self.seats, self.options)

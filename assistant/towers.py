@@ -11,11 +11,14 @@ Public attributes the table and the bots read:
 (seat, card)), ``tricks``, ``score``, ``winner``, ``hand_over``, ``book``
 (the :class:`RenegeBook`), ``known`` (per seat: set of cards still held, or None).
 """
+import copy
+
 from .cards import (SUIT_SYMBOLS, SUIT_NAMES, SUITS, TOWERS_PACK, card_name, effective_suit,
                     left_bower, right_bower)
 from .renege import RenegeBook
 from .game import HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
 from .rules import Flip
+from .scenario import Action
 
 TOWERS_TO_WIN = 5
 NO, MAYBE, SURE = 0, 1, 2  # what the engine knows of a holding (``Towers.holds``)
@@ -42,6 +45,7 @@ def _power_table():
 
 
 POWER = _power_table()
+PACK = sorted(TOWERS_PACK)
 EFFECTIVE = [[effective_suit(c, t) for c in range(32)] for t in range(4)]
 
 
@@ -67,6 +71,7 @@ class Towers:
         self._reset_hand_figures()
         self.hand_over = True
         self.last_result = None
+        self.outcome = None  # how the last hand was scored: HandResult, Penalty or None
 
     # -- set-up of towers and hands -------------------------------------------------
 
@@ -112,19 +117,86 @@ class Towers:
             raise Refused("not-now", f"{what} is not possible now: {self.waiting_for()}")
 
     def waiting_for(self):
-        """Plain words for what the table must do next."""
-        p = self.phase
+        """What the table must do next: a :class:`Waiting` (plain words, and as data)."""
+        p, seat = self.phase, self.to_act
         if p == Phase.FLIP:
-            return "the table is flipping for the first dealer of the tower"
+            return Waiting("the table is flipping for the first dealer of the tower", None, ("flip",))
         if p == Phase.UP_CARD:
-            return f"{self.name(self.dealer)} deals {self.hand_size} each and turns the up-card"
+            return Waiting(f"{self.name(self.dealer)} deals {self.hand_size} each and turns the up-card",
+                           None, ("upcard",))
         if p == Phase.ROUND_ONE:
-            return f"{self.name(self.to_act)} accepts or passes the up-card"
+            return Waiting(f"{self.name(seat)} accepts or passes the up-card", seat, ("accept", "pass"))
         if p == Phase.ROUND_TWO:
-            return f"{self.name(self.to_act)} names trump" + ("" if self.to_act == self.dealer else " or passes")
+            if seat == self.dealer:
+                return Waiting(f"{self.name(seat)} names trump", seat, ("name",))
+            return Waiting(f"{self.name(seat)} names trump or passes", seat, ("name", "pass"))
         if p == Phase.PLAY:
-            return f"{self.name(self.to_act)} to play"
-        return f"the match is over: {self.name(self.winner)} won"
+            return Waiting(f"{self.name(seat)} to play", seat, ("play",))
+        return Waiting(f"the match is over: {self.name(self.winner)} won", None, ())
+
+    # -- what the rules accept now ----------------------------------------------------
+
+    def legal_actions(self):
+        """Every action the rules accept now (see :mod:`assistant.game` for flips and hands)."""
+        p = self.phase
+        out = []
+        if p == Phase.FLIP:
+            flip = self.flip
+            seats = [None] + ([0, 1] if flip.start is None else [(flip.start + flip.count) % 2])
+            out += [Action("flip", seat=s, cards=(c,)) for s in seats for c in PACK if c not in flip.seen]
+        elif p == Phase.UP_CARD:
+            out += [Action("upcard", cards=(c,)) for c in PACK
+                    if not any(h is not None and c in h for h in self.known)]
+        elif p == Phase.ROUND_ONE:
+            out += [Action("accept"), Action("pass")]
+        elif p == Phase.ROUND_TWO:
+            if self.to_act != self.dealer:
+                out.append(Action("pass"))
+            out += [Action("name", value=s) for s in range(4) if s != self.turned_down]
+        elif p == Phase.PLAY:
+            if self.discard_open:
+                out += [Action("discard", cards=(c,)) for c in PACK if self._discard_ok(c)]
+            if not self.done and not self.trick and not self.for_two:
+                out.append(Action("for2"))
+            out += [Action("play", cards=(c,)) for c in PACK if self._playable(c)]
+        if p != Phase.FLIP and p != Phase.MATCH_OVER:
+            out += [Action("hand", seat=s) for s in (0, 1) if self._hand_open(s)]
+        if self.hand_no:
+            out += self._claims() + [Action("accuse", seat=s) for s in (0, 1)]
+        return out
+
+    def _claims(self):
+        sides = [s for s in (0, 1) if self.book.claimable(s)]
+        if self.phase == Phase.MATCH_OVER:  # heard, with or without effect
+            return ([Action("claim")] if len(sides) < 2 else []) + [Action("claim", seat=s) for s in (0, 1)]
+        return ([Action("claim")] if len(sides) == 1 else []) + [Action("claim", seat=s) for s in sides]
+
+    def _discard_ok(self, c):
+        try:
+            self._check_discard(c)
+        except Refused:
+            return False
+        return True
+
+    def _playable(self, c):
+        try:
+            self._check_play(self.to_act, c)
+        except Refused:
+            return False
+        return True
+
+    def _hand_open(self, seat):
+        """Whether a hand line for ``seat`` may be given now (its cards are checked apart)."""
+        return (self.known[seat] is None
+                and not (self.phase == Phase.PLAY and self._has_played(seat)))
+
+    def copy(self):
+        """An independent engine in the same state."""
+        return copy.deepcopy(self)
+
+    @property
+    def match_end(self):
+        return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
 
     def _do_flip(self, a):
         self._expect("flip", what="a flip")
@@ -186,6 +258,7 @@ class Towers:
         self.book.start_hand(self.hand_no)
         self.hand_over = False
         self.last_result = None
+        self.outcome = None
         self.up_card = c
         self.phase = Phase.ROUND_ONE
         self.to_act = 1 - self.dealer
@@ -228,9 +301,18 @@ class Towers:
 
     def _do_discard(self, a):
         self._expect("play", what="a discard")
+        c = a.card
+        self._check_discard(c)
+        hand = self.known[self.dealer]
+        self.discard_open = False
+        self.discard = c
+        if hand is not None:
+            hand.discard(c)
+            self.uncertain = False
+
+    def _check_discard(self, c):
         if not self.discard_open:
             raise Refused("not-now", "only the dealer who picked up the up-card discards, once, before the first lead")
-        c = a.card
         if c not in TOWERS_PACK:
             raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
         hand = self.known[self.dealer]
@@ -238,11 +320,6 @@ class Towers:
             raise Refused("not-held", f"{self.name(self.dealer)} does not hold {card_name(c)}")
         if hand is None and self.known[1 - self.dealer] is not None and c in self.known[1 - self.dealer]:
             raise Refused("card-elsewhere", f"{card_name(c)} is not in {self.name(self.dealer)}'s hand")
-        self.discard_open = False
-        self.discard = c
-        if hand is not None:
-            hand.discard(c)
-            self.uncertain = False
 
     def _do_for2(self, a):
         self._expect("play", what="declaring for 2")
@@ -257,37 +334,42 @@ class Towers:
     def _do_play(self, a):
         self._expect("play", what="playing a card")
         seat, c = self.to_act, a.card
-        who = self.name(seat)
-        self._check_card(seat, c, who)
-        trump = self.trump
-        eff = EFFECTIVE[trump][c]
-        failed = None
-        if self.trick:
-            led = EFFECTIVE[trump][self.trick[0][1]]
-            if eff != led:
-                held = self.holds(seat, led)
-                if held == SURE:
-                    raise Refused("must-follow", f"{who} must follow {suit_words(led)}")
-                if held == MAYBE:
-                    failed = led
+        failed = self._check_play(seat, c)
         # the card is accepted from here on
         self.discard_open = False
         self.played.add(c)
         if self.known[seat] is not None:
             self.known[seat].discard(c)
         self.trick.append((seat, c))
+        eff = EFFECTIVE[self.trump][c]
         trick_no = self.done + 1
         if failed is not None:
             self.book.failed(seat, failed, trick_no)
         if self.book.failures and self.book.shown(seat, c, eff, trick_no):
             accusation = self.book.accusation_proven(seat)
             if accusation is not None:  # T9: settled as the card is played, before the trick is scored
-                self._penalty(accusation.accuser_side)
+                self._penalty(accusation.accuser_side, "accusation proven")
                 return
         if len(self.trick) == 2:
             self._finish_trick()
         else:
             self.to_act = 1 - seat
+
+    def _check_play(self, seat, c):
+        """Refuse the card, or return the suit it fails to follow (None if it follows or
+        the seat surely holds none of the led suit)."""
+        who = self.name(seat)
+        self._check_card(seat, c, who)
+        if not self.trick:
+            return None
+        trump = self.trump
+        led = EFFECTIVE[trump][self.trick[0][1]]
+        if EFFECTIVE[trump][c] == led:
+            return None
+        held = self.holds(seat, led)
+        if held == SURE:
+            raise Refused("must-follow", f"{who} must follow {suit_words(led)}")
+        return led if held == MAYBE else None
 
     def holds(self, seat, suit):
         """Whether ``seat`` holds a card of effective ``suit``: SURE, NO or MAYBE.
@@ -345,19 +427,25 @@ class Towers:
         self.hand_over = True
         accusation = self.book.false_accusation()
         if accusation is not None:
-            self._penalty(1 - accusation.accuser_side)
+            self._penalty(1 - accusation.accuser_side, "false accusation", replaces=True)
             return
         self.last_result = (tuple(self.score), self.dealer, self.hand_size)
         bidder, size = self.bidder, self.hand_size
         defender = 1 - bidder
         taken = self.tricks[bidder]
         majority = size // 2 + 1
+        for2 = "for-2 " if self.for_two else ""
         if taken == size:
-            self._win_towers(bidder, 2 if self.for_two else 1)
+            what, side, value = for2 + "sweep", bidder, 2 if self.for_two else 1
         elif taken == 0:
-            self._win_towers(defender, 2 if self.for_two else 1)
+            what, side, value = ("for-2 zero" if self.for_two else "sweep"), defender, 2 if self.for_two else 1
         elif self.for_two and taken < majority:
-            self._win_towers(defender, 1)
+            what, side, value = "for-2 short", defender, 1
+        else:
+            what, side, value = ("majority" if taken >= majority else "minority"), None, 0
+        self.outcome = HandResult(self.hand_no, bidder, what, "played out", side, value, taken)
+        if side is not None:
+            self._win_towers(side, value)
         else:
             self.dealer = bidder if taken >= majority else defender
             self.hand_size = size - 1
@@ -377,13 +465,14 @@ class Towers:
         else:
             self._new_tower()
 
-    def _penalty(self, seat):
+    def _penalty(self, seat, why, replaces=False):
         """A claim or a settled accusation: ``seat`` wins one tower and the tower ends (T9).
 
         After the hand's own result was scored, the penalty replaces it."""
         self.book.settled = True
         self.hand_over = True
         result, self.last_result = self.last_result, None
+        self.outcome = Penalty(self.hand_no, seat, why, 1, replaces or result is not None)
         if result is not None:
             score, dealer, size, tower_ended = result
             self.score = list(score)
@@ -421,7 +510,7 @@ class Towers:
             raise Refused("say-claimant", "both players hold a proven renege: say who claims (claim SEAT)")
         else:
             raise Refused("no-renege", "there is no proven renege to claim in this hand")
-        self._penalty(claimant)
+        self._penalty(claimant, "claim")
 
     def _do_accuse(self, a):
         if self.hand_no == 0:
@@ -431,7 +520,7 @@ class Towers:
         if self.book.settled:
             return  # the hand was already settled by a penalty: no effect
         if self.book.proven_against(accused):
-            self._penalty(accuser)
+            self._penalty(accuser, "accusation proven")
             return
         if self.hand_over:
             return  # too late, and no renege proven: no effect
@@ -468,5 +557,5 @@ class Towers:
                 self.dealer, self.hand_size, self.to_act, known, self.up_card, self.turned_down,
                 self.trump, self.bidder, self.for_two, self.picked_up, self.discard_open,
                 self.discard, self.uncertain, self.passes, tuple(self.trick), tuple(self.tricks),
-                self.done, frozenset(self.played), self.hand_over, self.last_result,
+                self.done, frozenset(self.played), self.hand_over, self.last_result, self.outcome,
                 self.book.snapshot())

@@ -53,10 +53,13 @@ Traceback (most recent call last):
   ...
 assistant.game.Refused: the first three passed: P1 deals and must bid at least 16
 """
+import copy
+
 from .cards import KING, QUEEN, SUIT_SYMBOLS, SUITS, card, card_name
 from .renege import RenegeBook
 from .game import HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
 from .rules import Flip
+from .scenario import Action
 from .scenario import OPTIONS
 
 POINTS = (1, 0, 0, 3, 1, 2, 0, 0)   # N8, by rank index A K Q J 10 9 8 7
@@ -94,7 +97,7 @@ class TwentyNine:
         "trump_set", "revealed", "trump_suit", "reveal_trick", "reveal_pos", "caller",
         "trick", "trick_no", "tricks", "points", "winners", "played", "known", "given",
         "left", "plays", "next_known", "next_given", "multiplier", "doubler", "redoubler",
-        "pair_seat", "score", "winner", "pre_score", "result")
+        "pair_seat", "score", "winner", "pre_score", "result", "outcome")
 
     def __init__(self, seats=("P1", "P2", "P3", "P4"), options=None):
         options = dict(options or {})
@@ -122,6 +125,7 @@ class TwentyNine:
         self.winner = None
         self.pre_score = (0, 0)
         self.result = None
+        self.outcome = None
         self.next_known = [0, 0, 0, 0]
         self.next_given = [False] * 4
         self._reset_auction()
@@ -186,17 +190,85 @@ class TwentyNine:
         return [side for side in (0, 1) if self.book.claimable(side)]
 
     def waiting_for(self):
-        """Plain words for what the table must do next."""
-        p = self.phase
+        """What the table must do next: a :class:`Waiting` (plain words, and as data)."""
+        p, seat = self.phase, self.to_act
         if p == Phase.FLIP:
-            return "the table is flipping for the first dealer"
+            return Waiting("the table is flipping for the first dealer", None, ("flip",))
         if p in (Phase.AUCTION, Phase.ROUND_OVER):
-            return f"{self.name(self.to_act)} to bid or pass"
+            return Waiting(f"{self.name(seat)} to bid or pass", seat, ("bid", "pass"))
         if p == Phase.TRUMP_CARD:
-            return f"{self.name(self.bidder)} to set the trump card face down"
+            kinds = ("trump",) if self.seventh else ("trump", "seventh")
+            return Waiting(f"{self.name(self.bidder)} to set the trump card face down", self.bidder, kinds)
         if p == Phase.PLAY:
-            return f"{self.name(self.to_act)} to play"
-        return f"the match is over: {self.side_name(self.winner)} won"
+            return Waiting(f"{self.name(seat)} to play", seat, ("play",))
+        return Waiting(f"the match is over: {self.side_name(self.winner)} won", None, ())
+
+    # -- what the rules accept now ----------------------------------------------------
+
+    def legal_actions(self):
+        """Every action the rules accept now (see :mod:`assistant.game` for flips and hands)."""
+        p, s = self.phase, self.to_act
+        out = []
+        if p == Phase.FLIP:
+            flip = self.flip
+            seats = [None] + (list(range(4)) if flip.start is None else [(flip.start + flip.count) % 4])
+            out += [Action("flip", seat=t, cards=(c,)) for t in seats for c in range(32) if c not in flip.seen]
+        elif p in (Phase.AUCTION, Phase.ROUND_OVER):
+            out += [Action("bid", value=n) for n in range(max(self.high + 1, LOW_BID), HIGH_BID + 1)]
+            if not (self.high == 0 and sum(self.active) == 1):
+                out.append(Action("pass"))
+        elif p == Phase.TRUMP_CARD:
+            if not self.seventh:
+                out.append(Action("seventh"))
+            out += [Action("trump", cards=(c,)) for c in range(32) if self._ok(self._check_trump, s, c)]
+        elif p == Phase.PLAY:
+            if not self.revealed and self.trick and not self.known[s] & SUIT_MASK[self.trick[0][1] >> 3]:
+                out.append(Action("call"))
+            out += [Action("play", cards=(c,)) for c in range(32) if self._ok(self._check_play, s, c)]
+            if self.can_finish():
+                out.append(Action("finish"))
+            if self.double_on and not self.trick_no and not self.trick and self.multiplier < 4:
+                kind, side = (("double", 1 - SIDE_OF[self.bidder]) if self.multiplier == 1
+                              else ("redouble", SIDE_OF[self.bidder]))
+                out += [Action(kind)] + [Action(kind, seat=t) for t in range(4) if SIDE_OF[t] == side]
+            if self.pair_on:
+                if self._ok(self._check_pair, s):
+                    out.append(Action("pair"))
+                out += [Action("pair", seat=t) for t in range(4) if self._ok(self._check_pair, t)]
+        if p != Phase.FLIP and p != Phase.MATCH_OVER:
+            out += [Action("hand", seat=t) for t in range(4) if self._hand_open(t)]
+        if self.hand_no:
+            out += self._claims() + [Action("accuse", seat=t) for t in range(4)]
+        return out
+
+    def _claims(self):
+        sides = self.claimable_sides()
+        if self.phase == Phase.MATCH_OVER:  # heard, with or without effect
+            return ([Action("claim")] if len(sides) < 2 else []) + [Action("claim", seat=t) for t in range(4)]
+        return (([Action("claim")] if len(sides) == 1 else [])
+                + [Action("claim", seat=t) for t in range(4) if SIDE_OF[t] in sides])
+
+    @staticmethod
+    def _ok(check, *args):
+        try:
+            check(*args)
+        except Refused:
+            return False
+        return True
+
+    def _hand_open(self, seat):
+        """Whether a hand line for ``seat`` may be given now (its cards are checked apart)."""
+        if not self.round_open:
+            return not self.next_given[seat]
+        return not self.given[seat] and not self.plays[seat]
+
+    def copy(self):
+        """An independent engine in the same state."""
+        return copy.deepcopy(self)
+
+    @property
+    def match_end(self):
+        return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
 
     def _expect(self, *phases, what):
         if self.phase not in phases:
@@ -307,6 +379,7 @@ class TwentyNine:
         self.round_open = True
         self.phase = Phase.AUCTION
         self.result = None
+        self.outcome = None
         self.known = self.next_known
         self.given = self.next_given
         self.next_known = [0, 0, 0, 0]
@@ -325,18 +398,22 @@ class TwentyNine:
         self._expect("trump", what="setting the trump card")
         s = self._actor(a)
         c = self._one_card(a)
+        self._check_trump(s, c)
         bit = BIT[c]
-        if self.given[s]:
-            if not self.known[s] & bit:
-                raise Refused("not-held", f"that card is not in {self.name(s)}'s hand")
-        elif self._elsewhere(s, bit):
-            raise Refused("card-elsewhere", "that card is known to be in another hand")
         self._trump_card = c
         self.trump_set = True
         self.known[s] &= ~bit
         self.left[s] = 7
         self.phase = Phase.PLAY
         self.to_act = (self.dealer + 1) % 4
+
+    def _check_trump(self, s, c):
+        bit = BIT[c]
+        if self.given[s]:
+            if not self.known[s] & bit:
+                raise Refused("not-held", f"that card is not in {self.name(s)}'s hand")
+        elif self._elsewhere(s, bit):
+            raise Refused("card-elsewhere", "that card is known to be in another hand")
 
     # -- hands -------------------------------------------------------------------------
 
@@ -419,6 +496,16 @@ class TwentyNine:
         if len(cards) != 1 or type(cards[0]) is not int or not 0 <= cards[0] < 32:
             raise Refused("not-an-action", "'play' takes one card of the Twenty-Nine pack")
         c = cards[0]
+        fail_led, fail_trump = self._check_play(s, c)
+        if self._record_play(s, c, fail_led, fail_trump):
+            return  # a proven accusation ended the round
+        if len(self.trick) < 4:
+            self.to_act = (s + 1) % 4
+        else:
+            self._end_trick()
+
+    def _check_play(self, s, c):
+        """Refuse the card, or say what it fails to show: (the led suit, or None; trump, or None)."""
         bit = BIT[c]
         if self.played & bit:
             raise Refused("card-seen", f"{card_name(c)} was already played this round")
@@ -434,13 +521,11 @@ class TwentyNine:
         suit = c >> 3
         trick = self.trick
         led = trick[0][1] >> 3 if trick else None
-        fail_led = fail_trump = False
+        fail_led = fail_trump = None
         if led is not None and suit != led:
-            if s == self.caller:
-                pass
-            elif known & SUIT_MASK[led]:
+            if s != self.caller and known & SUIT_MASK[led]:
                 raise Refused("must-follow", f"{who} must follow {suit_words(led)}")
-            fail_led = True
+            fail_led = led
         if s == self.caller:
             if suit == led and c != self._trump_card:
                 raise Refused("called", f"{who} called for trump, declaring no {suit_words(led)}: "
@@ -449,32 +534,36 @@ class TwentyNine:
             if suit != t:
                 if known & SUIT_MASK[t]:
                     raise Refused("must-trump", f"{who} called for trump and must play a trump ({suit_words(t)})")
-                fail_trump = t != led
-        # accepted: record what the play shows and what it fails to show
+                if t != led:
+                    fail_trump = t
+        return fail_led, fail_trump
+
+    def _record_play(self, s, c, fail_led, fail_trump):
+        """Record an accepted card and what it shows or fails to show; True if it proved an
+        accusation, which ends the round at once (N11/T9: before the trick is scored)."""
         book = self.book
         trick_no = self.trick_no + 1
+        known = self.known[s]
         full = known.bit_count() >= self.left[s]
-        proven = book.shown(s, c, suit, trick_no) if book.failures else ()
+        proven = book.shown(s, c, c >> 3, trick_no) if book.failures else ()
         if not full:
-            if fail_led:
+            if fail_led is not None:
                 excluded = self._trump_card if s == self.bidder and not self.revealed else None
-                book.failed(s, led, trick_no, excluded)
-            if fail_trump:
-                book.failed(s, self.trump_suit, trick_no, None)
+                book.failed(s, fail_led, trick_no, excluded)
+            if fail_trump is not None:
+                book.failed(s, fail_trump, trick_no, None)
+        bit = BIT[c]
         self.played |= bit
         self.known[s] = known & ~bit
         self.left[s] -= 1
         self.plays[s] += 1
-        trick.append((s, c))
+        self.trick.append((s, c))
         if proven and book.accusations:
             acc = book.accusation_proven(s)
-            if acc is not None:  # N11/T9: settled as the card is played, before the trick is scored
+            if acc is not None:
                 self._penalty(acc.accuser_side, "accusation proven")
-                return
-        if len(trick) < 4:
-            self.to_act = (s + 1) % 4
-            return
-        self._end_trick()
+                return True
+        return False
 
     def _end_trick(self):
         trick = self.trick
@@ -542,12 +631,15 @@ class TwentyNine:
         made = self.points[bs] >= self.target
         self._award(bs if made else 1 - bs, value)
         self.result = ("made" if made else "missed") + f" ({how})"
+        self.outcome = HandResult(self.hand_no, self.bidder, "made" if made else "missed", how,
+                                  bs if made else 1 - bs, value, self.points[bs])
         acc = self.book.false_accusation()
         if acc is not None:
             self.score = list(self.pre_score)
             self._award(SIDE_OF[acc.accused], value)
             self.book.settled = True
             self.result = "false accusation"
+            self.outcome = Penalty(self.hand_no, SIDE_OF[acc.accused], "false accusation", value, True)
         self._close_round()
 
     def _penalty(self, side, how):
@@ -556,6 +648,7 @@ class TwentyNine:
         self._award(side, self.round_value())
         self.book.settled = True
         self.result = how
+        self.outcome = Penalty(self.hand_no, side, how, self.round_value(), False)
         self._close_round()
 
     def _replace(self, side, how):
@@ -564,6 +657,7 @@ class TwentyNine:
         self._award(side, self.round_value())
         self.book.settled = True
         self.result = how
+        self.outcome = Penalty(self.hand_no, side, how, self.round_value(), True)
         self._check_winner()
 
     def _close_round(self):
@@ -677,14 +771,26 @@ class TwentyNine:
     def _do_pair(self, a):
         if not self.pair_on:
             raise Refused("option-off", "the pair is not played here (option pair=on)")
+        s = self._seat(a)
+        if s is None:
+            s = self.to_act
+        self._check_pair(s)
+        side = SIDE_OF[s]
+        t = self.trump_suit
+        kq = BIT[card(t, KING)] | BIT[card(t, QUEEN)]
+        self.known[s] |= kq
+        self.pair_seat = s
+        step = -4 if side == SIDE_OF[self.bidder] else 4
+        self.target = min(HIGH_BID, max(LOW_BID, self.target + step))
+
+    def _check_pair(self, s):
+        if not self.pair_on:
+            raise Refused("option-off", "the pair is not played here (option pair=on)")
         self._expect("play", what="declaring the pair")
         if not self.revealed:
             raise Refused("not-now", "the pair is declared only once trump is revealed")
         if self.pair_seat is not None:
             raise Refused("already", f"{self.name(self.pair_seat)} already declared the pair")
-        s = self._seat(a)
-        if s is None:
-            s = self.to_act
         side = SIDE_OF[s]
         if not any(SIDE_OF[w] == side for w in self.winners[self.reveal_trick:]):
             raise Refused("needs-trick", f"{self.side_name(side)} must win a trick after trump is revealed "
@@ -701,10 +807,6 @@ class TwentyNine:
                     raise Refused("not-held", f"{self.name(s)} does not hold {card_name(c)}")
         if (self.known[s] | kq).bit_count() > self.left[s]:
             raise Refused("not-held", f"{self.name(s)} cannot hold both: too few cards are left")
-        self.known[s] |= kq
-        self.pair_seat = s
-        step = -4 if side == SIDE_OF[self.bidder] else 4
-        self.target = min(HIGH_BID, max(LOW_BID, self.target + step))
 
     # -- output ------------------------------------------------------------------------
 
