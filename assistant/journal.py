@@ -13,7 +13,7 @@ in the service's private state directory and is never logged or shown.
 >>> j = Journal(os.path.join(tempfile.mkdtemp(), "journal.sqlite3"))
 >>> j.new_match("towers", ("P1", "P2"), {})
 1
->>> j.append(Action("flip", cards=(11,)))
+>>> j.append(Action("flip", cards=(3,)))  # JS: P1 deals
 >>> j.resume().match.state()["dealer"]
 'P1'
 """

@@ -165,7 +165,7 @@ def _try_renege(sim, bot, total):
     before = len(sim.table.match.actions)
     sim.tap(pad_for(sim.table, seat), others[0])
     alert = sim.table.alert
-    if len(sim.table.match.actions) != before or alert is None or "must follow" not in alert.text:
+    if len(sim.table.match.actions) != before or alert is None or sim.table.alert_cause != "must-follow":
         raise SimError(f"an illegal card was not refused at once ({alert})")
     total["refused"] += 1
 

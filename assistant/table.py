@@ -43,6 +43,7 @@ class Table:
         self.deal_scan = deal_scan if stored is None else stored == "on"
         self.match = match
         self.alert = None
+        self.alert_cause = None    # why the alert is up: a Refused code, "pad-conflict", or None
         self.sound = None          # "renege" | "refused" | None: for the alert adapter
         self.menu = None           # (title, [(label, callback)], selected)
         self.cursor = 0            # selected choice of the phase's choices
@@ -76,10 +77,10 @@ class Table:
             self._button(event.name, event.held)
         elif isinstance(event, PadConflict):
             self.conflicts.add(event.pad)
-            self._alert("refused", f"Two cards on {self._pad_name(event.pad)}: lift one")
+            self._alert("refused", f"Two cards on {self._pad_name(event.pad)}: lift one", "pad-conflict")
         elif isinstance(event, PadCleared):
             self.conflicts.discard(event.pad)
-            if self.alert and self.alert.text.startswith("Two cards"):
+            if self.alert and self.alert_cause == "pad-conflict":
                 self.alert = None
         elif isinstance(event, ReaderStatus):
             self.reader_ok = event.connected
@@ -92,8 +93,9 @@ class Table:
     def view(self):
         return build_view(self)
 
-    def _alert(self, kind, text):
+    def _alert(self, kind, text, cause=None):
         self.alert = Alert(kind, text)
+        self.alert_cause = cause
         self.sound = kind if kind in ("renege", "refused", "unknown-tag", "reader-lost") else None
 
     def alert_refused(self, text):
@@ -120,7 +122,7 @@ class Table:
         try:
             m.apply(action)
         except Refused as err:
-            self._alert("refused", self._refusal(action, str(err)))
+            self._alert("refused", self._refusal(action, str(err)), err.code)
             return False
         try:
             self.journal.append(action, m.seats)
@@ -168,7 +170,7 @@ class Table:
 
     def _tag(self, pad, uid):
         if pad in self.conflicts:
-            self._alert("refused", f"Two cards on {self._pad_name(pad)}: lift one")
+            self._alert("refused", f"Two cards on {self._pad_name(pad)}: lift one", "pad-conflict")
             return
         card = self.deck.get(uid)
         if card is None:
