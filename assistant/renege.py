@@ -97,6 +97,12 @@ class RenegeBook:
                 return a
         return None
 
+    def copy(self):
+        new = RenegeBook(self.side_of)
+        new.proven, new.hand, new.failures = list(self.proven), self.hand, list(self.failures)
+        new.accusations, new.settled = list(self.accusations), self.settled
+        return new
+
     def snapshot(self):
         return (tuple(self.proven), self.hand, tuple(self.failures),
                 tuple(self.accusations), self.settled)

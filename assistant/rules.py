@@ -51,5 +51,11 @@ class Flip:
                 self.dealer = (self.start + self.count) % self.players
             self.count += 1
 
+    def copy(self):
+        new = Flip(self.players)
+        new.start, new.count, new.dealer = self.start, self.count, self.dealer
+        new.seen, new.last = set(self.seen), dict(self.last)
+        return new
+
     def snapshot(self):
         return (self.start, self.count, frozenset(self.seen), self.dealer)

@@ -11,8 +11,6 @@ Public attributes the table and the bots read:
 (seat, card)), ``tricks``, ``score``, ``winner``, ``hand_over``, ``book``
 (the :class:`RenegeBook`), ``known`` (per seat: set of cards still held, or None).
 """
-import copy
-
 from .cards import (SUIT_SYMBOLS, SUIT_NAMES, SUITS, TOWERS_PACK, card_name, effective_suit,
                     left_bower, right_bower)
 from .renege import RenegeBook
@@ -192,7 +190,12 @@ class Towers:
 
     def copy(self):
         """An independent engine in the same state."""
-        return copy.deepcopy(self)
+        new = object.__new__(Towers)
+        new.__dict__.update(self.__dict__)
+        new.score, new.trick, new.tricks = list(self.score), list(self.trick), list(self.tricks)
+        new.flip, new.book, new.played = self.flip.copy(), self.book.copy(), set(self.played)
+        new.known = [None if h is None else set(h) for h in self.known]
+        return new
 
     @property
     def match_end(self):

@@ -53,8 +53,6 @@ Traceback (most recent call last):
   ...
 assistant.game.Refused: the first three passed: P1 deals and must bid at least 16
 """
-import copy
-
 from .cards import KING, QUEEN, SUIT_SYMBOLS, SUITS, card, card_name
 from .renege import RenegeBook
 from .game import HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
@@ -195,7 +193,10 @@ class TwentyNine:
         if p == Phase.FLIP:
             return Waiting("the table is flipping for the first dealer", None, ("flip",))
         if p in (Phase.AUCTION, Phase.ROUND_OVER):
-            return Waiting(f"{self.name(seat)} to bid or pass", seat, ("bid", "pass"))
+            kinds = ("bid",) if self.high < HIGH_BID else ()
+            if not (self.high == 0 and sum(self.active) == 1):
+                kinds += ("pass",)
+            return Waiting(f"{self.name(seat)} to bid or pass", seat, kinds)
         if p == Phase.TRUMP_CARD:
             kinds = ("trump",) if self.seventh else ("trump", "seventh")
             return Waiting(f"{self.name(self.bidder)} to set the trump card face down", self.bidder, kinds)
@@ -264,7 +265,12 @@ class TwentyNine:
 
     def copy(self):
         """An independent engine in the same state."""
-        return copy.deepcopy(self)
+        new = object.__new__(TwentyNine)
+        for name in self.__slots__:
+            v = getattr(self, name)
+            setattr(new, name, list(v) if type(v) is list else v)
+        new.flip, new.book = self.flip.copy(), self.book.copy()
+        return new
 
     @property
     def match_end(self):

@@ -1,0 +1,235 @@
+"""The one game interface (assistant/game.py), for both engines.
+
+- "An action is accepted if and only if it is in legal_actions()", for every action kind
+  of the scenario format, on random states of random bot matches (with reneges, claims,
+  accusations, known hands and every Twenty-Nine option) and after the match ends
+  (rulings: "After the match ends").
+- A hypothesis RuleBasedStateMachine per game drives the engine through legal_actions()
+  and through chosen illegal actions, so a failure shrinks to a short action list.
+- waiting_for() agrees with legal_actions(); refusals carry a documented code; the typed
+  results (HandResult, Penalty, MatchEnd) say what the rulings (T6, T9, N9, N11) say.
+"""
+import itertools
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from assistant.bot_towers import TowersBot
+from assistant.bot_twentynine import TwentyNineBot
+from assistant.cards import parse_card
+from assistant.game import CODES, HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
+from assistant.replay import replay_lines
+from assistant.scenario import OPTIONS, Action
+from assistant.towers import PACK as TOWERS_PACK, Towers
+from assistant.twentynine import TwentyNine
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+COMBOS = [dict(zip(OPTIONS, values)) for values in itertools.product(*OPTIONS.values())]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def towers_universe():
+    """Every towers action of the scenario format with at most one card (hand lines apart)."""
+    out = [Action("flip", seat=s, cards=(c,)) for s in (None, 0, 1) for c in TOWERS_PACK]
+    out += [Action(k, cards=(c,)) for k in ("upcard", "discard", "play") for c in range(32)]
+    out += [Action("accept"), Action("pass"), Action("for2")] + [Action("name", value=v) for v in range(4)]
+    out += [Action("claim", seat=s) for s in (None, 0, 1)] + [Action("accuse", seat=s) for s in (0, 1)]
+    return out
+
+
+def twentynine_universe():
+    out = [Action("flip", seat=s, cards=(c,)) for s in (None, 0, 1, 2, 3) for c in range(32)]
+    out += [Action(k, cards=(c,)) for k in ("trump", "play") for c in range(32)]
+    out += [Action(k) for k in ("pass", "seventh", "call", "finish")]
+    out += [Action("bid", value=v) for v in range(14, 31)]
+    out += [Action(k, seat=s) for k in ("claim", "double", "redouble", "pair") for s in (None, 0, 1, 2, 3)]
+    out += [Action("accuse", seat=s) for s in range(4)]
+    return out
+
+
+UNIVERSE = {Towers: towers_universe(), TwentyNine: twentynine_universe()}
+
+
+def accepted(engine, action):
+    trial = engine.copy()
+    try:
+        trial.apply(action)
+    except Refused as e:
+        assert e.code in CODES
+        assert trial.snapshot() == engine.snapshot()  # a refusal changes nothing
+        return False
+    return True
+
+
+def check_iff(engine):
+    """Accepted if and only if listed, for every action of the universe; hand forms by seat."""
+    legal = engine.legal_actions()
+    listed = set(legal)
+    assert len(listed) == len(legal), "an action is listed twice"
+    for a in UNIVERSE[type(engine)]:
+        assert (a in listed) == accepted(engine, a), (engine.phase, a, a in listed)
+    for a in legal:
+        assert a.kind == "hand" or a in UNIVERSE[type(engine)], a  # nothing outside the format
+    size = engine.hand_size if isinstance(engine, Towers) else 8
+    for seat in range(len(engine.seats)):
+        if Action("hand", seat=seat) not in listed:  # not listed: refused whatever the cards
+            cards = tuple(sorted(TOWERS_PACK if isinstance(engine, Towers) else range(32))[:size])
+            assert not accepted(engine, Action("hand", seat=seat, cards=cards))
+
+
+def drive(engine, bot, every=2):
+    n = 0
+    while True:
+        if n % every == 0:
+            check_iff(engine)
+        action = bot.next_action(engine)
+        if action is None:
+            break
+        engine.apply(action)
+        n += 1
+    assert engine.match_end == MatchEnd(engine.winner, tuple(engine.score))
+    check_iff(engine)  # after the match: claims and accusations still heard
+
+
+towers_bots = st.builds(TowersBot, seed=st.integers(0, 2**32), renege_rate=st.sampled_from([0.0, 0.3]),
+                        known_hands=st.booleans(), claim_rate=st.sampled_from([0.0, 0.5]),
+                        accuse_rate=st.sampled_from([0.0, 0.05]), for_two_rate=st.sampled_from([0.1, 0.5]))
+twentynine_bots = st.builds(TwentyNineBot, seed=st.integers(0, 2**32), renege_rate=st.sampled_from([0.0, 0.3]),
+                            known_hands=st.booleans(), claim_rate=st.sampled_from([0.0, 0.2]),
+                            accuse_rate=st.sampled_from([0.0, 0.05]), seventh_rate=st.sampled_from([0.0, 0.5]),
+                            double_rate=st.sampled_from([0.2, 0.8]), pair_rate=st.sampled_from([0.7, 1.0]))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(towers_bots)
+def test_towers_accepts_exactly_the_legal_actions(bot):
+    """T1-T9 and the settled rulings: apply accepts an action iff legal_actions lists it."""
+    drive(Towers(), bot, every=3)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(twentynine_bots, st.sampled_from(COMBOS))
+def test_twentynine_accepts_exactly_the_legal_actions(bot, opts):
+    """N1-N11, the options and the settled rulings: accepted iff listed."""
+    drive(TwentyNine(options=opts), bot, every=4)
+
+
+def test_a_flip_of_several_cards_is_accepted_when_each_card_would_be():
+    """T1/N2: a multi-card flip is not listed; it is accepted iff its cards are, one by one."""
+    for engine in (Towers(), TwentyNine()):
+        pack = sorted(TOWERS_PACK) if isinstance(engine, Towers) else list(range(32))
+        for first, second in itertools.permutations(pack[:12], 2):
+            one = engine.copy()
+            one_ok = Action("flip", cards=(first,)) in set(one.legal_actions())
+            if one_ok:
+                one.apply(Action("flip", cards=(first,)))
+            both_ok = one_ok and Action("flip", cards=(second,)) in set(one.legal_actions())
+            assert accepted(engine, Action("flip", cards=(first, second))) == both_ok
+
+
+class GameMachine(RuleBasedStateMachine):
+    """Drive an engine through legal_actions() and chosen illegal actions."""
+    engine_class = None
+    options = {}
+
+    def __init__(self):
+        super().__init__()
+        self.engine = self.engine_class(options=self.options) if self.options else self.engine_class()
+
+    @rule(data=st.data())
+    def legal(self, data):
+        actions = [a for a in self.engine.legal_actions() if a.kind != "hand"]
+        action = data.draw(st.sampled_from(actions))
+        self.engine.apply(action)  # listed, so accepted
+
+    @rule(data=st.data())
+    def illegal(self, data):
+        listed = set(self.engine.legal_actions())
+        action = data.draw(st.sampled_from([a for a in UNIVERSE[self.engine_class] if a not in listed]))
+        before = self.engine.snapshot()
+        try:
+            self.engine.apply(action)
+        except Refused as e:
+            assert e.code in CODES and str(e) == e.words and e.words
+        else:
+            raise AssertionError(f"{action} was not listed but accepted")
+        assert self.engine.snapshot() == before
+
+    @precondition(lambda self: self.engine.hand_no)
+    @rule(data=st.data())
+    def claim_or_accuse(self, data):
+        """Claims and accusations come at any moment (T9, N11): listed ones are accepted."""
+        actions = [a for a in self.engine.legal_actions() if a.kind in ("claim", "accuse")]
+        self.engine.apply(data.draw(st.sampled_from(actions)))
+
+    @invariant()
+    def interface(self):
+        e = self.engine
+        assert isinstance(e.phase, Phase)
+        json.dumps(e.state())
+        w = e.waiting_for()
+        assert isinstance(w, Waiting) and w
+        kinds = {a.kind for a in e.legal_actions()}
+        assert set(w.kinds) <= kinds, (w, w.kinds, kinds)
+        if w.seat is not None:
+            assert w.seat == (e.to_act if e.phase != Phase.TRUMP_CARD else e.bidder)
+        assert (e.phase == Phase.MATCH_OVER) == (e.match_end is not None)
+        assert e.outcome is None or isinstance(e.outcome, (HandResult, Penalty))
+
+
+class TowersMachine(GameMachine):
+    engine_class = Towers
+
+
+class TwentyNineMachine(GameMachine):
+    engine_class = TwentyNine
+    options = {"pair": "on", "double": "on"}
+
+
+MACHINE_SETTINGS = settings(max_examples=60, stateful_step_count=60, deadline=None,
+                            suppress_health_check=[HealthCheck.too_slow])
+TestTowersMachine = TowersMachine.TestCase
+TestTowersMachine.settings = MACHINE_SETTINGS
+TestTwentyNineMachine = TwentyNineMachine.TestCase
+TestTwentyNineMachine.settings = MACHINE_SETTINGS
+
+
+# -- typed results and refusal codes -----------------------------------------------------------
+
+def engine_after(path):
+    return replay_lines((SCENARIOS / path).read_text(encoding="utf-8").splitlines()).engine
+
+
+def test_t6_a_sweep_is_a_typed_hand_result():
+    """T6: a sweep wins the sweeper one tower: HandResult names it."""
+    r = engine_after("towers/T6-sweep-one-tower.scn").outcome
+    assert isinstance(r, HandResult) and r.what == "sweep" and r.value == 1 and r.how == "played out"
+
+
+def test_t9_a_claim_after_the_hand_is_a_penalty_that_replaces_it():
+    """T9: a claim after the hand's result replaces that result."""
+    r = engine_after("towers/T9-claim-after-hand-replaces-result.scn").outcome
+    assert isinstance(r, Penalty) and r.why == "claim" and r.replaces and r.value == 1
+
+
+def test_n9_a_made_round_and_n11_a_false_accusation_are_typed():
+    """N9 a round made or missed, N11 a false accusation that replaces the round's result."""
+    r = engine_after("twenty-nine/N9-made-twenty-worth-two.scn").outcome
+    assert isinstance(r, HandResult) and r.what == "made" and r.value == 2
+    r = engine_after("twenty-nine/N11-false-accusation.scn").outcome
+    assert isinstance(r, Penalty) and r.why == "false accusation" and r.replaces
+
+
+def test_t9_the_correction_is_refused_with_the_must_follow_code():
+    """T9: with a known hand a failure to follow is refused at once, code must-follow."""
+    text = (SCENARIOS / "towers/T9-known-hand-refuses-renege.scn").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    engine = replay_lines(lines[:-2]).engine  # all but the refused play and the expectation
+    try:
+        engine.apply(Action("play", cards=(parse_card("KC"),)))  # to a spade lead
+    except Refused as e:
+        assert e.code == "must-follow" and str(e) == "P1 must follow spades ♠"
+    else:
+        raise AssertionError("the renege was accepted")
