@@ -69,7 +69,7 @@ class Towers:
         self._reset_hand_figures()
         self.hand_over = True
         self.last_result = None
-        self.outcome = None  # how the last hand was scored: HandResult, Penalty or None
+        self._outcome = None  # how the last hand was scored: HandResult, Penalty or None
 
     # -- set-up of towers and hands -------------------------------------------------
 
@@ -165,7 +165,7 @@ class Towers:
 
     def _claims(self):
         sides = [s for s in (0, 1) if self.book.claimable(s)]
-        if self.phase == Phase.MATCH_OVER:  # heard, with or without effect
+        if self.phase is Phase.MATCH_OVER:  # heard, with or without effect
             return ([Action("claim")] if len(sides) < 2 else []) + [Action("claim", seat=s) for s in (0, 1)]
         return ([Action("claim")] if len(sides) == 1 else []) + [Action("claim", seat=s) for s in sides]
 
@@ -186,7 +186,7 @@ class Towers:
     def _hand_open(self, seat):
         """Whether a hand line for ``seat`` may be given now (its cards are checked apart)."""
         return (self.known[seat] is None
-                and not (self.phase == Phase.PLAY and self._has_played(seat)))
+                and not (self.phase is Phase.PLAY and self._has_played(seat)))
 
     def copy(self):
         """An independent engine in the same state."""
@@ -198,11 +198,17 @@ class Towers:
         return new
 
     @property
+    def outcome(self):
+        """How the last hand was scored: a HandResult, a Penalty, or None (built when asked)."""
+        o = self._outcome
+        return None if o is None else o[0](*o[1:])
+
+    @property
     def match_end(self):
         return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
 
     def _do_flip(self, a):
-        self._expect("flip", what="a flip")
+        self._expect(Phase.FLIP, what="a flip")
         self.flip.check(a.seat, a.cards, TOWERS_PACK)
         self.flip.turn(a.seat, a.cards)
         if self.flip.dealer is not None:
@@ -211,16 +217,16 @@ class Towers:
 
     def _do_hand(self, a):
         seat, cards = a.seat, a.cards
-        if self.phase == Phase.FLIP:
+        if self.phase is Phase.FLIP:
             raise Refused("no-hand", "no hand is dealt yet: finish the flip first")
         if self.known[seat] is not None:
             raise Refused("hand-given", f"{self.name(seat)}'s hand is already known this hand")
-        if self.phase == Phase.PLAY and self._has_played(seat):
+        if self.phase is Phase.PLAY and self._has_played(seat):
             raise Refused("hand-given", f"{self.name(seat)}'s hand must be given before their first play")
         if len(cards) != self.hand_size:
             raise Refused("hand-size", f"{self.name(seat)} was dealt {self.hand_size} cards, not {len(cards)}")
         other = self.known[1 - seat] or ()
-        live = self.phase != Phase.UP_CARD  # before the up-card the hand is the next one
+        live = self.phase is not Phase.UP_CARD  # before the up-card the hand is the next one
         seen = set()
         for c in cards:
             if c not in TOWERS_PACK:
@@ -249,7 +255,7 @@ class Towers:
         return self.done > 0 or any(s == seat for s, _ in self.trick)
 
     def _do_upcard(self, a):
-        self._expect("upcard", what="turning the up-card")
+        self._expect(Phase.UP_CARD, what="turning the up-card")
         c = a.card
         if c not in TOWERS_PACK:
             raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
@@ -261,13 +267,13 @@ class Towers:
         self.book.start_hand(self.hand_no)
         self.hand_over = False
         self.last_result = None
-        self.outcome = None
+        self._outcome = None
         self.up_card = c
         self.phase = Phase.ROUND_ONE
         self.to_act = 1 - self.dealer
 
     def _do_accept(self, a):
-        self._expect("trump1", what="accepting the up-card")
+        self._expect(Phase.ROUND_ONE, what="accepting the up-card")
         self.bidder = self.to_act
         self.trump = self.up_card >> 3
         self.picked_up = True
@@ -279,8 +285,8 @@ class Towers:
         self._start_play()
 
     def _do_pass(self, a):
-        self._expect("trump1", "trump2", what="passing")
-        if self.phase == Phase.ROUND_TWO and self.to_act == self.dealer:
+        self._expect(Phase.ROUND_ONE, Phase.ROUND_TWO, what="passing")
+        if self.phase is Phase.ROUND_TWO and self.to_act == self.dealer:
             raise Refused("dealer-must-name", f"{self.name(self.dealer)} deals and must name trump "
                           f"(any suit but {suit_words(self.turned_down)})")
         if self.to_act == self.dealer:  # both passed round one: the up-card is turned down
@@ -289,9 +295,9 @@ class Towers:
         self.to_act = 1 - self.to_act
 
     def _do_name(self, a):
-        if self.phase == Phase.ROUND_ONE:
+        if self.phase is Phase.ROUND_ONE:
             raise Refused("not-now", "a suit is named only after both players pass the up-card")
-        self._expect("trump2", what="naming trump")
+        self._expect(Phase.ROUND_TWO, what="naming trump")
         if a.value == self.turned_down:
             raise Refused("turned-down", f"{suit_words(a.value)} was turned down: name another suit")
         self.bidder = self.to_act
@@ -303,7 +309,7 @@ class Towers:
         self.to_act = 1 - self.dealer
 
     def _do_discard(self, a):
-        self._expect("play", what="a discard")
+        self._expect(Phase.PLAY, what="a discard")
         c = a.card
         self._check_discard(c)
         hand = self.known[self.dealer]
@@ -325,7 +331,7 @@ class Towers:
             raise Refused("card-elsewhere", f"{card_name(c)} is not in {self.name(self.dealer)}'s hand")
 
     def _do_for2(self, a):
-        self._expect("play", what="declaring for 2")
+        self._expect(Phase.PLAY, what="declaring for 2")
         if self.done or self.trick:
             raise Refused("too-late", "for 2 is declared before the first lead")
         if self.for_two:
@@ -335,7 +341,8 @@ class Towers:
     # -- play -------------------------------------------------------------------------
 
     def _do_play(self, a):
-        self._expect("play", what="playing a card")
+        if self.phase is not Phase.PLAY:
+            self._expect(Phase.PLAY, what="playing a card")
         seat, c = self.to_act, a.card
         failed = self._check_play(seat, c)
         # the card is accepted from here on
@@ -358,22 +365,6 @@ class Towers:
         else:
             self.to_act = 1 - seat
 
-    def _check_play(self, seat, c):
-        """Refuse the card, or return the suit it fails to follow (None if it follows or
-        the seat surely holds none of the led suit)."""
-        who = self.name(seat)
-        self._check_card(seat, c, who)
-        if not self.trick:
-            return None
-        trump = self.trump
-        led = EFFECTIVE[trump][self.trick[0][1]]
-        if EFFECTIVE[trump][c] == led:
-            return None
-        held = self.holds(seat, led)
-        if held == SURE:
-            raise Refused("must-follow", f"{who} must follow {suit_words(led)}")
-        return led if held == MAYBE else None
-
     def holds(self, seat, suit):
         """Whether ``seat`` holds a card of effective ``suit``: SURE, NO or MAYBE.
 
@@ -392,7 +383,9 @@ class Towers:
             return SURE
         return MAYBE
 
-    def _check_card(self, seat, c, who):
+    def _check_play(self, seat, c):
+        """Refuse the card, or return the suit it fails to follow (None if it follows or
+        the seat surely holds none of the led suit)."""
         if c not in TOWERS_PACK:
             raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
         if c in self.played:
@@ -405,11 +398,23 @@ class Towers:
         if c == self.discard:  # the discard is face down: the refusal does not name it
             raise Refused("card-elsewhere", "that card is out of play this hand")
         hand = self.known[seat]
-        if hand is not None and c not in hand:
-            raise Refused("not-held", f"{who} was not dealt {card_name(c)}")
-        other = self.known[1 - seat]
-        if hand is None and other is not None and c in other:
-            raise Refused("card-elsewhere", f"{card_name(c)} was dealt to the other player")
+        if hand is not None:
+            if c not in hand:
+                raise Refused("not-held", f"{self.seats[seat]} was not dealt {card_name(c)}")
+        else:
+            other = self.known[1 - seat]
+            if other is not None and c in other:
+                raise Refused("card-elsewhere", f"{card_name(c)} was dealt to the other player")
+        if not self.trick:
+            return None
+        effective = EFFECTIVE[self.trump]
+        led = effective[self.trick[0][1]]
+        if effective[c] == led:
+            return None
+        held = self.holds(seat, led)
+        if held == SURE:
+            raise Refused("must-follow", f"{self.seats[seat]} must follow {suit_words(led)}")
+        return led if held == MAYBE else None
 
     def _finish_trick(self):
         (s1, c1), (s2, c2) = self.trick
@@ -446,7 +451,7 @@ class Towers:
             what, side, value = "for-2 short", defender, 1
         else:
             what, side, value = ("majority" if taken >= majority else "minority"), None, 0
-        self.outcome = HandResult(self.hand_no, bidder, what, "played out", side, value, taken)
+        self._outcome = (HandResult, self.hand_no, bidder, what, "played out", side, value, taken)
         if side is not None:
             self._win_towers(side, value)
         else:
@@ -455,7 +460,7 @@ class Towers:
             self.known = [None, None]
             self.phase = Phase.UP_CARD
             self.to_act = None
-        self.last_result += (self.phase == Phase.FLIP or self.phase == Phase.MATCH_OVER,)
+        self.last_result += (self.phase is Phase.FLIP or self.phase is Phase.MATCH_OVER,)
 
     def _win_towers(self, seat, count):
         self.score[seat] += count
@@ -475,7 +480,7 @@ class Towers:
         self.book.settled = True
         self.hand_over = True
         result, self.last_result = self.last_result, None
-        self.outcome = Penalty(self.hand_no, seat, why, 1, replaces or result is not None)
+        self._outcome = (Penalty, self.hand_no, seat, why, 1, replaces or result is not None)
         if result is not None:
             score, dealer, size, tower_ended = result
             self.score = list(score)
@@ -485,11 +490,11 @@ class Towers:
                 if self.score[seat] >= TOWERS_TO_WIN:
                     self.winner, self.phase, self.to_act, self.dealer = seat, Phase.MATCH_OVER, None, None
                     self.hand_size = size  # the figures of the last hand played
-                elif self.phase == Phase.MATCH_OVER:
+                elif self.phase is Phase.MATCH_OVER:
                     self._new_tower()
                 return
             self._win_towers(seat, 1)
-            if self.phase == Phase.MATCH_OVER:
+            if self.phase is Phase.MATCH_OVER:
                 self.hand_size = size
             return
         self._win_towers(seat, 1)
@@ -500,7 +505,7 @@ class Towers:
         if self.hand_no == 0:
             raise Refused("no-hand", "no hand has begun: there is no renege to claim")
         sides = [s for s in (0, 1) if self.book.claimable(s)]
-        if self.phase == Phase.MATCH_OVER and (not sides or (a.seat is not None and a.seat not in sides)):
+        if self.phase is Phase.MATCH_OVER and (not sides or (a.seat is not None and a.seat not in sides)):
             return  # after the match: a claim without effect is heard and changes nothing
         if a.seat is not None:
             if a.seat not in sides:
@@ -560,5 +565,5 @@ class Towers:
                 self.dealer, self.hand_size, self.to_act, known, self.up_card, self.turned_down,
                 self.trump, self.bidder, self.for_two, self.picked_up, self.discard_open,
                 self.discard, self.uncertain, self.passes, tuple(self.trick), tuple(self.tricks),
-                self.done, frozenset(self.played), self.hand_over, self.last_result, self.outcome,
+                self.done, frozenset(self.played), self.hand_over, self.last_result, self._outcome,
                 self.book.snapshot())

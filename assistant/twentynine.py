@@ -95,7 +95,7 @@ class TwentyNine:
         "trump_set", "revealed", "trump_suit", "reveal_trick", "reveal_pos", "caller",
         "trick", "trick_no", "tricks", "points", "winners", "played", "known", "given",
         "left", "plays", "next_known", "next_given", "multiplier", "doubler", "redoubler",
-        "pair_seat", "score", "winner", "pre_score", "result", "outcome")
+        "pair_seat", "score", "winner", "pre_score", "result", "_outcome")
 
     def __init__(self, seats=("P1", "P2", "P3", "P4"), options=None):
         options = dict(options or {})
@@ -123,7 +123,7 @@ class TwentyNine:
         self.winner = None
         self.pre_score = (0, 0)
         self.result = None
-        self.outcome = None
+        self._outcome = None
         self.next_known = [0, 0, 0, 0]
         self.next_given = [False] * 4
         self._reset_auction()
@@ -176,7 +176,7 @@ class TwentyNine:
 
     def can_finish(self):
         """N10: the contract is already made, or already out of reach."""
-        if self.phase != Phase.PLAY:
+        if self.phase is not Phase.PLAY:
             return False
         bs = SIDE_OF[self.bidder]
         return self.points[bs] >= self.target or TOTAL - self.points[1 - bs] < self.target
@@ -244,7 +244,7 @@ class TwentyNine:
 
     def _claims(self):
         sides = self.claimable_sides()
-        if self.phase == Phase.MATCH_OVER:  # heard, with or without effect
+        if self.phase is Phase.MATCH_OVER:  # heard, with or without effect
             return ([Action("claim")] if len(sides) < 2 else []) + [Action("claim", seat=t) for t in range(4)]
         return (([Action("claim")] if len(sides) == 1 else [])
                 + [Action("claim", seat=t) for t in range(4) if SIDE_OF[t] in sides])
@@ -271,6 +271,12 @@ class TwentyNine:
             setattr(new, name, list(v) if type(v) is list else v)
         new.flip, new.book = self.flip.copy(), self.book.copy()
         return new
+
+    @property
+    def outcome(self):
+        """How the last hand was scored: a HandResult, a Penalty, or None (built when asked)."""
+        o = self._outcome
+        return None if o is None else o[0](*o[1:])
 
     @property
     def match_end(self):
@@ -309,6 +315,8 @@ class TwentyNine:
     def _elsewhere(self, seat, bit):
         """Whether a card is known to be in another seat's hand."""
         known = self.known
+        if not (known[0] | known[1] | known[2] | known[3]) & bit:
+            return False  # known nowhere: the common case, without a loop
         return any(known[t] & bit for t in range(4) if t != seat)
 
     def _full(self, seat):
@@ -326,7 +334,7 @@ class TwentyNine:
         handler(self, action)
 
     def _do_flip(self, a):
-        if self.phase != Phase.FLIP:
+        if self.phase is not Phase.FLIP:
             raise Refused("flip-over", "the flip is over: the first dealer was found (the deal then passes on)")
         seat = self._seat(a)
         cards = a.cards
@@ -342,7 +350,7 @@ class TwentyNine:
     # -- N3 the auction ----------------------------------------------------------------
 
     def _do_bid(self, a):
-        self._expect("bidding", "end", what="a bid")
+        self._expect(Phase.AUCTION, Phase.ROUND_OVER, what="a bid")
         s = self._actor(a)
         n = a.value
         if type(n) is not int or not LOW_BID <= n <= HIGH_BID:
@@ -356,7 +364,7 @@ class TwentyNine:
         self._next_bidder(s)
 
     def _do_pass(self, a):
-        self._expect("bidding", "end", what="a pass")
+        self._expect(Phase.AUCTION, Phase.ROUND_OVER, what="a pass")
         s = self._actor(a)
         if self.high == 0 and sum(self.active) == 1:
             raise Refused("dealer-must-bid", f"the first three passed: {self.name(s)} deals and must bid at least {LOW_BID}")
@@ -385,7 +393,7 @@ class TwentyNine:
         self.round_open = True
         self.phase = Phase.AUCTION
         self.result = None
-        self.outcome = None
+        self._outcome = None
         self.known = self.next_known
         self.given = self.next_given
         self.next_known = [0, 0, 0, 0]
@@ -394,14 +402,14 @@ class TwentyNine:
     # -- N4 the trump card -------------------------------------------------------------
 
     def _do_seventh(self, a):
-        self._expect("trump", what="calling the seventh card")
+        self._expect(Phase.TRUMP_CARD, what="calling the seventh card")
         self._actor(a)
         if self.seventh:
             raise Refused("already", f"{self.name(self.bidder)} already called the seventh card")
         self.seventh = True
 
     def _do_trump(self, a):
-        self._expect("trump", what="setting the trump card")
+        self._expect(Phase.TRUMP_CARD, what="setting the trump card")
         s = self._actor(a)
         c = self._one_card(a)
         self._check_trump(s, c)
@@ -424,7 +432,7 @@ class TwentyNine:
     # -- hands -------------------------------------------------------------------------
 
     def _do_hand(self, a):
-        if self.phase == Phase.FLIP:
+        if self.phase is Phase.FLIP:
             raise Refused("no-hand", "no hand is dealt yet: finish the flip first")
         s = self._seat(a, required=True)
         cards = a.cards
@@ -473,7 +481,7 @@ class TwentyNine:
     # -- N5 play -----------------------------------------------------------------------
 
     def _do_call(self, a):
-        self._expect("play", what="a call for trump")
+        self._expect(Phase.PLAY, what="a call for trump")
         s = self._actor(a)
         if self.revealed:
             raise Refused("cannot-call", "trump is already revealed")
@@ -495,8 +503,8 @@ class TwentyNine:
         self.left[self.bidder] += 1
 
     def _do_play(self, a):
-        if self.phase != Phase.PLAY:
-            self._expect("play", what="a play")
+        if self.phase is not Phase.PLAY:
+            self._expect(Phase.PLAY, what="a play")
         s = self._actor(a)
         cards = a.cards
         if len(cards) != 1 or type(cards[0]) is not int or not 0 <= cards[0] < 32:
@@ -614,7 +622,7 @@ class TwentyNine:
     # -- N9 N10 scoring ----------------------------------------------------------------
 
     def _do_finish(self, a):
-        self._expect("play", what="finishing the round")
+        self._expect(Phase.PLAY, what="finishing the round")
         if not self.can_finish():
             bs = SIDE_OF[self.bidder]
             raise Refused("contract-open", f"the contract is still open: {self.side_name(bs)} has {self.points[bs]} "
@@ -637,7 +645,7 @@ class TwentyNine:
         made = self.points[bs] >= self.target
         self._award(bs if made else 1 - bs, value)
         self.result = ("made" if made else "missed") + f" ({how})"
-        self.outcome = HandResult(self.hand_no, self.bidder, "made" if made else "missed", how,
+        self._outcome = (HandResult, self.hand_no, self.bidder, "made" if made else "missed", how,
                                   bs if made else 1 - bs, value, self.points[bs])
         acc = self.book.false_accusation()
         if acc is not None:
@@ -645,7 +653,7 @@ class TwentyNine:
             self._award(SIDE_OF[acc.accused], value)
             self.book.settled = True
             self.result = "false accusation"
-            self.outcome = Penalty(self.hand_no, SIDE_OF[acc.accused], "false accusation", value, True)
+            self._outcome = (Penalty, self.hand_no, SIDE_OF[acc.accused], "false accusation", value, True)
         self._close_round()
 
     def _penalty(self, side, how):
@@ -654,7 +662,7 @@ class TwentyNine:
         self._award(side, self.round_value())
         self.book.settled = True
         self.result = how
-        self.outcome = Penalty(self.hand_no, side, how, self.round_value(), False)
+        self._outcome = (Penalty, self.hand_no, side, how, self.round_value(), False)
         self._close_round()
 
     def _replace(self, side, how):
@@ -663,7 +671,7 @@ class TwentyNine:
         self._award(side, self.round_value())
         self.book.settled = True
         self.result = how
-        self.outcome = Penalty(self.hand_no, side, how, self.round_value(), True)
+        self._outcome = (Penalty, self.hand_no, side, how, self.round_value(), True)
         self._check_winner()
 
     def _close_round(self):
@@ -688,7 +696,7 @@ class TwentyNine:
             self.phase = Phase.MATCH_OVER
             self.to_act = None
         else:
-            if self.phase == Phase.MATCH_OVER:
+            if self.phase is Phase.MATCH_OVER:
                 self.phase = Phase.ROUND_OVER
             self.to_act = (self.dealer + 1) % 4
 
@@ -699,7 +707,7 @@ class TwentyNine:
         if self.hand_no == 0:
             raise Refused("no-hand", "no round has begun: there is no renege to claim")
         sides = self.claimable_sides()
-        if self.phase == Phase.MATCH_OVER and (not sides or (claimant is not None and SIDE_OF[claimant] not in sides)):
+        if self.phase is Phase.MATCH_OVER and (not sides or (claimant is not None and SIDE_OF[claimant] not in sides)):
             return  # after the match: a claim without effect is heard and changes nothing
         if self.book.settled:
             raise Refused("settled", "this round's renege penalty is already settled")
@@ -738,7 +746,7 @@ class TwentyNine:
     # -- options -----------------------------------------------------------------------
 
     def _before_first_lead(self, what):
-        if self.phase != Phase.PLAY or self.trick_no or self.trick:
+        if self.phase is not Phase.PLAY or self.trick_no or self.trick:
             raise Refused("too-late", f"{what} only after trump is set and before the first lead")
 
     def _do_double(self, a):
@@ -792,7 +800,7 @@ class TwentyNine:
     def _check_pair(self, s):
         if not self.pair_on:
             raise Refused("option-off", "the pair is not played here (option pair=on)")
-        self._expect("play", what="declaring the pair")
+        self._expect(Phase.PLAY, what="declaring the pair")
         if not self.revealed:
             raise Refused("not-now", "the pair is declared only once trump is revealed")
         if self.pair_seat is not None:
