@@ -46,6 +46,7 @@ class Tracker:
         self._losses_at_snapshot = 0
         self._last_line = b""
         self.held = []  # lines behind the last one, held until the next line says what they are
+        self.repeated = Repeated(log, logging.INFO)
 
     def link_opened(self):
         """A fresh connection: sequence numbers start over, the pads are re-read."""
@@ -181,12 +182,16 @@ class Tracker:
         return self._move(pad, was, inferred=True)
 
     def _on_arrive(self, m):
+        self.repeated.ended(("conflict", m.pad), f"pad {m.pad}: reads one tag again")
         return self._implied(m.pad, "") + self._move(m.pad, m.uid)
 
     def _on_remove(self, m):
         return self._implied(m.pad, m.uid) + self._move(m.pad, "")
 
     def _on_conflict(self, m):
+        # a pile at the edge of a pad's field can conflict and clear many times a minute: its
+        # start is logged, then counted until the pad reads a single tag again
+        self.repeated.happened(("conflict", m.pad), f"pad {m.pad}: two or more tags at once (conflict)")
         return self._implied(m.pad, "") + self._move(m.pad, MANY)
 
     def _on_clear(self, m):

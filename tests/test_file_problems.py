@@ -53,6 +53,15 @@ def test_a_state_folder_that_cannot_hold_a_journal_keeps_the_box_up_with_one_lin
     (tmp_path / "plain").write_text("not a folder")
     state = {"a file": tmp_path / "plain", "under /proc": Path("/proc/card-assistant-state"),
              "a file on its path": tmp_path / "plain" / "state"}[case]
+    text = up_and_stopped(tmp_path, state)
+    errors = [ln for ln in text.splitlines() if ln.startswith("ERROR")]
+    assert len(errors) == 1 and str(state) in errors[0], text
+    assert "Traceback" not in text
+
+
+def up_and_stopped(tmp_path, state):
+    """Start the real daemon on ``state``, wait for READY=1, SIGTERM it; its log. It must have
+    stayed up (no exit, so no restart loop) and stopped cleanly."""
     config = tmp_path / "config.toml"
     config.write_text(f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{tmp_path / "no-reader"}"\n')
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -75,7 +84,19 @@ def test_a_state_folder_that_cannot_hold_a_journal_keeps_the_box_up_with_one_lin
             proc.kill()
             proc.wait()
         notify.close()
-    text = log.read_text()
-    errors = [ln for ln in text.splitlines() if ln.startswith("ERROR")]
-    assert len(errors) == 1 and str(state) in errors[0], text
-    assert "Traceback" not in text
+    return log.read_text()
+
+
+def test_the_issue_case_the_real_daemon_starts_on_a_damaged_journal(tmp_path):
+    """Issue 10: after 16 bytes over page 5 of a 40-action journal, `card-assistant run` ended in
+    'database disk image is malformed', exit 1, at every start. Now it starts, logs how many
+    actions it recovered and where the damaged file is, and stops cleanly."""
+    from journal_faults import fill, overwrite
+    state = tmp_path / "state"
+    state.mkdir()
+    fill(state / "journal.sqlite3", (("towers-random.scn", 40),))
+    overwrite(state / "journal.sqlite3", 4 * 4096 + 8, b"\xff" * 16)  # page 5's cell pointers
+    text = up_and_stopped(tmp_path, state)
+    assert "Journal damaged: " in text and "damaged file kept as journal.sqlite3.damaged-" in text
+    assert str(state) in text and "Traceback" not in text
+    assert [p for p in state.iterdir() if ".damaged-" in p.name]

@@ -144,3 +144,20 @@ def test_lost_lines_are_logged_as_lost_with_their_numbers(caplog):
     feed(t, (8, f"ARRIVE 1 {A}"))
     assert "reader lines 3..7 lost (5)" in caplog.text
     assert t.counts == {"dropped": 5}
+
+
+def test_a_pad_that_keeps_conflicting_is_logged_at_its_start_and_end_with_a_count(caplog):
+    """Issue 16, item 3: a repeated condition is logged when it starts and when it ends, with a
+    count; a pile flickering on a pad's edge made one line per conflict."""
+    import logging
+    caplog.set_level(logging.INFO, logger="assistant.reader")
+    t = booted()
+    seq = 3
+    for _ in range(50):
+        feed(t, (seq, "CONFLICT 1"), (seq + 1, "CLEAR 1"))
+        seq += 2
+    feed(t, (seq, f"ARRIVE 1 {A}"))
+    said = [r.getMessage() for r in caplog.records if "pad 1" in r.getMessage()]
+    assert said[0] == "pad 1: two or more tags at once (conflict) (logged once until it ends)"
+    assert said[1].startswith("pad 1: reads one tag again (after 50 times in ")
+    assert len(said) == 2
