@@ -353,14 +353,14 @@ class Table:
                 for r in e.book.claimable(side)[-1:]:
                     items.append((f"Claim: {m.seats[r.seat]}'s renege",
                                   lambda s=side: self.apply(Action("claim", seat=s))))
+            if not over:  # the game's own items (finish, double, pair) before the accusations
+                items += d.menu_items(self)
             if e.hand_no:
                 for seat in range(len(m.seats)):
                     # at the match end only an accusation that can still change the result is offered
                     if not over or (e.book.proven_against(seat) and not e.book.settled):
                         items.append((f"Accuse {m.seats[seat]}",
                                       lambda s=seat: self.apply(Action("accuse", seat=s))))
-            if not over:
-                items += d.menu_items(self)
             rules = d.rules_in_play(m.options)
             if rules:
                 items.append(("House rules: " + ", ".join(rules), self._show_rules))

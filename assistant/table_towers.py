@@ -6,7 +6,7 @@ One of the two per-game modules behind :mod:`assistant.table_view` (the other is
 """
 from .cards import SUIT_SYMBOLS
 from .scenario import Action
-from .table_view import choice_line
+from .table_view import choice_line, flip_fields
 
 SEATS = 2
 
@@ -139,7 +139,7 @@ def result_lines(table, b, action):
     bidder = names[e.bidder]
     taken = e.tricks[e.bidder]
     first = f"{bidder} took {taken} of {sum(e.tricks)}" + (" (for 2)" if e.for_two else "")
-    return [first, award]
+    return [first, award] if any(gained) else [first]
 
 
 def action_note(table, action, actor):
@@ -186,8 +186,7 @@ def fields(table):
         nxt = "Next: flip for the deal" if p == "flip" else f"Next: {deal}"
         return dict(f, phase="hand-over", prompt="\n".join([*table.result, nxt]))
     if p == "flip":
-        flipped = tuple(sorted(e.flip.last.items()))
-        return dict(f, phase="flip", flipped=flipped, prompt="Flip for the deal:\ntap one card each")
+        return dict(f, **flip_fields(e, names))
     if p == "upcard":
         if table.scanning():
             return dict(f, phase="scan", prompt="\n".join([*note, deal, *table.scan_prompt()]))

@@ -8,7 +8,7 @@ cards and hands are never named (the trump shows as "hidden").
 """
 from .cards import KING, QUEEN, SUIT_SYMBOLS, card, card_label
 from .scenario import Action
-from .table_view import choice_line, hidden_play_refusal
+from .table_view import choice_line, flip_fields, hidden_play_refusal
 from .view import TRUMP_HIDDEN
 
 SEATS = 4
@@ -324,8 +324,7 @@ def fields(table):
         nxt = f"Next: {names[e.dealer]} deals {FIRST_FOUR} each"
         return dict(f, phase="hand-over", prompt="\n".join([*table.result, nxt]))
     if p == "flip":
-        return dict(f, phase="flip", flipped=tuple(sorted(e.flip.last.items())),
-                    prompt="Flip for the deal:\ntap one card each")
+        return dict(f, **flip_fields(e, names))
     note = [table.note] if table.note else []
     if p in ("bidding", "end"):
         dealer = names[e.dealer]

@@ -46,6 +46,15 @@ def choice_line(table, who):
     return f"{who} < {label} >" if len(options) > 1 else f"{who}: OK = {label}"
 
 
+def flip_fields(e, seats):
+    """The flip (T1, N2): the cards turned so far, and whose turn the next card is."""
+    f = e.flip
+    nxt = None if f.start is None else (f.start + f.count) % len(seats)
+    where = "tap one card each" if nxt is None else f"next card to {seats[nxt]}"
+    return dict(phase="flip", flipped=tuple(sorted(f.last.items())), turn=nxt,
+                prompt=f"Flip for the deal:\n{where}")
+
+
 def hidden_play_refusal(who):
     """The refusal for a card that is out of play: the same words whatever the card, so they never
     hint that it is the face-down trump card."""

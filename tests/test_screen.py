@@ -23,8 +23,8 @@ N = dict(game="twenty-nine", seats=("P1", "P2", "P3", "P4"))
 
 CASES = {
     # towers, every phase, with the prompts the table writes (issue 9 items 4-6)
-    "towers-flip": View(**T, phase="flip", prompt="Flip for the deal:\ntap one card each", score=(2, 1),
-                        flipped=((0, C("QH")), (1, C("JD")))),
+    "towers-flip": View(**T, phase="flip", prompt="Flip for the deal:\nnext card to P1", score=(2, 1),
+                        turn=0, flipped=((0, C("QH")), (1, C("JD")))),
     "towers-upcard": View(**T, phase="upcard", prompt="J♣ to P2: P2 deals\nP2 deals 7 each\nthen tap the up-card",
                           score=(2, 1), dealer=1, hand_size=7),
     "towers-scan": View(**T, phase="scan", prompt="P2 deals 6 each\nScan P1 3/6 P2 0/6", score=(2, 1),
@@ -53,7 +53,7 @@ CASES = {
                               "replaces the hand:\nP1 +1 tower\nOK: menu, new match", score=(5, 3),
                               winner=(0,)),
     # Twenty-Nine, every phase
-    "29-flip": View(**N, phase="flip", prompt="Flip for the deal:\ntap one card each", flipped=(
+    "29-flip": View(**N, phase="flip", prompt="Flip for the deal:\nnext card to P1", turn=0, flipped=(
         (0, C("7S")), (1, C("QD")), (2, C("JH")), (3, C("AC")))),
     "29-scan": View(**N, phase="scan", prompt="P4 deals 4 more each\nScan P1 8/8 P2 3/7\nP3 0/8 P4 1/8",
                     score=(1, 2), dealer=3, turn=0, trump="hidden", bidder=1, bid=20, trick_no=1),
