@@ -264,6 +264,7 @@ class Table:
         e = self.match.engine
         waiting = [self.match.seats[s] for s in range(len(self.match.seats)) if self.scan_target(s)]
         what = "up-card" if self.match.game == "towers" else f"lead of {self.match.seats[e.to_act]}"
+        self.alert = None  # the question takes the screen
         self.menu = (f"{', '.join(waiting)} not scanned", [
             ("Keep scanning", lambda: None),
             (f"End scan: {card_label(card)} {what}", lambda: self._end_scan(card))], 0)
