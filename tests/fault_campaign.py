@@ -134,27 +134,27 @@ def judge(state, before):
 
 
 # --- the trials: (kind, label, make(state) -> rows before the fault)
-def page_overwrite(seed):
+def on_base(damage):
+    """A trial that damages a copy of the base journal with ``damage(path)``."""
     def make(state):
         base_journal(state)
         path = state / "journal.sqlite3"
         before = saved_rows(path)
-        rng = random.Random(seed)
-        pages = os.path.getsize(path) // PAGE
-        at = rng.randrange(pages * PAGE - 16)
-        overwrite(path, at, bytes(rng.getrandbits(8) for _ in range(16)))
+        damage(path)
         return before
     return make
+
+
+def page_overwrite(seed):
+    def damage(path):
+        rng = random.Random(seed)
+        at = rng.randrange(os.path.getsize(path) // PAGE * PAGE - 16)
+        overwrite(path, at, bytes(rng.getrandbits(8) for _ in range(16)))
+    return on_base(damage)
 
 
 def truncation(k):
-    def make(state):
-        base_journal(state)
-        path = state / "journal.sqlite3"
-        before = saved_rows(path)
-        os.truncate(path, k * PAGE)
-        return before
-    return make
+    return on_base(lambda path: os.truncate(path, k * PAGE))
 
 
 BAD_VALUES = {
@@ -168,16 +168,12 @@ BAD_VALUES = {
 
 
 def bad_value(sql):
-    def make(state):
-        base_journal(state)
-        path = state / "journal.sqlite3"
-        before = saved_rows(path)
+    def damage(path):
         db = sqlite3.connect(path)
         db.execute(sql)
         db.commit()
         db.close()
-        return before
-    return make
+    return on_base(damage)
 
 
 def wal_fault(kind):
