@@ -214,13 +214,13 @@ class Journal:
     # --- writing
     def _write(self, sql, args):
         if self.readonly:
-            raise JournalError("the storage card is read-only: this action was not saved")
+            raise JournalError(_plain(sqlite3.OperationalError("readonly"), self.path))
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
                 return self.db.execute(sql, args)
         except sqlite3.Error as e:
-            raise JournalError(_plain(e)) from None
+            raise JournalError(_plain(e, self.path)) from None
 
     def new_match(self, game, seats, options):
         cur = self._write("INSERT INTO matches (game, seats, options, started) VALUES (?, ?, ?, ?)",
@@ -406,13 +406,28 @@ def _stored_version(db):
     return check_schema(row[0]) if row else None
 
 
-def _plain(e):
+def _plain(e, path):
+    """Why an action was not saved, naming what refused it: the card, the folder or the file."""
     text = str(e)
+    folder = os.path.dirname(path)
     if "full" in text:
-        return "the storage card is full: this action was not saved"
-    if "readonly" in text or "read-only" in text:
-        return "the storage card is read-only: this action was not saved"
-    return f"the journal could not be written ({text}): this action was not saved"
+        return f"the storage card is full ({folder}): this action was not saved"
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        if _read_only_mount(folder):
+            return f"the storage card is mounted read-only ({folder}): this action was not saved"
+        if not os.access(folder, os.W_OK):
+            return f"the journal's folder {folder} is not writable: this action was not saved"
+        if not os.access(path, os.W_OK):
+            return f"the journal {path} is not writable: this action was not saved"
+        return f"the storage card is read-only ({folder}): this action was not saved"
+    return f"the journal {path} could not be written ({text}): this action was not saved"
+
+
+def _read_only_mount(folder):
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _hidden_safe(e):

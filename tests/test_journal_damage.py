@@ -262,3 +262,17 @@ def test_rows_under_a_damaged_root_or_schema_are_read_from_their_pages(tmp_path,
     kept, aside = all_rows(path)
     assert sorted(set(kept) | set(aside)) == sorted(before)
     assert f"{len(before)} action(s) recovered" in r.problems[0]
+
+
+def test_an_action_that_cannot_be_saved_names_where(tmp_path):
+    """Issue 10, item 5: 'the storage card is read-only' named no path. Now the message names the
+    folder (or the file, or a read-only mount) that refused the write."""
+    from assistant.journal import JournalError
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", 3),))
+    j = Journal(str(path), readonly=True)
+    j.match_id = 1
+    with pytest.raises(JournalError) as e:
+        j.append(Action("pass"), ("Cy", "Bob"))
+    j.close()
+    assert str(tmp_path) in str(e.value) and "not saved" in str(e.value)
