@@ -5,6 +5,7 @@ One of the two per-game modules behind :mod:`assistant.table_view` (the other is
 :mod:`assistant.table_twentynine`). The discard is face down: never named.
 """
 from .cards import SUIT_SYMBOLS
+from .game import Penalty
 from .scenario import Action
 from .table_view import choice_line, flip_fields
 
@@ -75,15 +76,15 @@ def tap(table, pad_seat, c):
 # -- the choices under the buttons -----------------------------------------------------------
 
 def choices(table):
-    e = table.match.engine
-    if e.phase == "trump1":
+    """(label, Action or None) pairs from the engine's legal actions (None: the harmless one)."""
+    legal = [a for a in table.match.engine.legal_actions() if a.seat is None]
+    kinds = {a.kind for a in legal}
+    if "accept" in kinds:
         return [("Accept", Action("accept")), ("Pass", Action("pass"))]
-    if e.phase == "trump2":
-        out = [(f"Name {SUIT_SYMBOLS[s]}", Action("name", value=s)) for s in range(4) if s != e.turned_down]
-        if e.to_act != e.dealer:
-            out.append(("Pass", Action("pass")))
-        return out
-    if e.phase == "play" and not e.trick and e.done == 0 and not e.for_two:
+    if "name" in kinds:
+        return ([(f"Name {SUIT_SYMBOLS[a.value]}", a) for a in legal if a.kind == "name"]
+                + [("Pass", a) for a in legal if a.kind == "pass"])
+    if "for2" in kinds:
         return [("no", None), ("For 2", Action("for2"))]  # T4: a stray OK never doubles the stake
     return []
 
@@ -128,7 +129,7 @@ def result_lines(table, b, action):
     gained = [a - p for a, p in zip(e.score, b["score"])]
     award = ", ".join(f"{names[s]} {g:+d} tower{'s' if abs(g) != 1 else ''}"
                       for s, g in enumerate(gained) if g) or "no tower"
-    if e.book.settled:
+    if isinstance(e.outcome, Penalty):
         proven = [r for r in e.book.proven if r.hand == e.hand_no]
         first = f"{names[proven[-1].seat]}'s renege" if proven else "False accusation"
         if action.kind == "claim":

@@ -7,6 +7,7 @@ Only public information reaches a prompt: the face-down trump card, scanned
 cards and hands are never named (the trump shows as "hidden").
 """
 from .cards import KING, QUEEN, SUIT_SYMBOLS, card, card_label
+from .game import HandResult
 from .scenario import Action
 from .table_view import choice_line, flip_fields, hidden_play_refusal
 from .view import TRUMP_HIDDEN
@@ -110,18 +111,17 @@ def tap(table, pad_seat, c):
 # -- the choices under the buttons -----------------------------------------------------------
 
 def choices(table):
-    """(label, Action or None) pairs; None is the harmless choice, listed first where the other
-    would raise the stakes or reveal something (a stray OK does nothing)."""
-    e = table.match.engine
-    if e.phase in ("bidding", "end") and e.to_act is not None:
-        low = e.high + 1 if e.high else 16
-        out = [(f"Bid {n}", Action("bid", value=n)) for n in range(low, 30)]
-        if not forced_bid(e):
-            out.append(("Pass", Action("pass")))
-        return out
-    if e.phase == "trump" and not e.seventh:
+    """(label, Action or None) pairs from the engine's legal actions; None is the harmless choice,
+    listed first where the other would raise the stakes or reveal something (a stray OK does
+    nothing)."""
+    legal = [a for a in table.match.engine.legal_actions() if a.seat is None]
+    kinds = {a.kind for a in legal}
+    if kinds & {"bid", "pass"}:
+        return ([(f"Bid {a.value}", a) for a in legal if a.kind == "bid"]
+                + [("Pass", a) for a in legal if a.kind == "pass"])
+    if "seventh" in kinds:
         return [("card face down", None), ("Seventh card", Action("seventh"))]
-    if e.phase == "play" and not e.revealed and e.trick and can_call(e):
+    if "call" in kinds:
         return [("play a card", None), ("Call trump", Action("call"))]
     return []
 
@@ -129,12 +129,6 @@ def choices(table):
 def forced_bid(e):
     """N3: the first three passed; the dealer must bid."""
     return e.to_act == e.dealer and not e.high and sum(e.active) == 1
-
-
-def can_call(e):
-    """N5: a player who cannot follow (as far as the box knows) may call for trump."""
-    led = e.trick[0][1] >> 3
-    return not e.known[e.to_act] & (0xFF << (8 * led))
 
 
 # -- menu items ------------------------------------------------------------------------------
@@ -148,42 +142,25 @@ def menu_items(table):
     items = []
     if e.phase == "play":
         items.append(("Finish round", lambda: _finish(table)))
-    if m.options.get("double") == "on" and e.phase == "play" and not e.trick and not e.trick_no:
-        bs = SIDE_OF[e.bidder]
-        if e.multiplier == 1:
-            items.append((f"Double: {side_name(names, 1 - bs)}", lambda: table.apply(Action("double"))))
-        elif e.multiplier == 2:
-            items.append((f"Redouble: {side_name(names, bs)}", lambda: table.apply(Action("redouble"))))
-    if m.options.get("pair") == "on" and e.phase == "play" and e.revealed and e.pair_seat is None:
+    legal = e.legal_actions()
+    bs = SIDE_OF[e.bidder] if e.bidder is not None else 0
+    if Action("double") in legal:
+        items.append((f"Double: {side_name(names, 1 - bs)}", lambda: table.apply(Action("double"))))
+    if Action("redouble") in legal:
+        items.append((f"Redouble: {side_name(names, bs)}", lambda: table.apply(Action("redouble"))))
+    pair = [a.seat for a in legal if a.kind == "pair" and a.seat is not None]
+    if pair:  # only the seats the rules would accept, each naming the cards it shows (17.7)
         t = e.trump_suit
         kq = f"{card_label(card(t, KING))} {card_label(card(t, QUEEN))}"
-        for seat in pair_seats(e):
+        for seat in pair:
             items.append((f"Pair: {names[seat]} shows {kq}",
                           lambda s=seat: table.apply(Action("pair", seat=s))))
     return items
 
 
-def pair_seats(e):
-    """Seats that may declare the pair now: their side won a trick since trump was revealed, and
-    neither K nor Q of trump is played or known in another hand."""
-    t = e.trump_suit
-    k, q = card(t, KING), card(t, QUEEN)
-    won = {SIDE_OF[w] for w in e.winners[e.reveal_trick:]}
-    out = []
-    for s in range(SEATS):
-        if SIDE_OF[s] not in won:
-            continue
-        if any(e.played >> c & 1 for c in (k, q)):
-            continue
-        if any(e.known[o] >> c & 1 for c in (k, q) for o in range(SEATS) if o != s):
-            continue
-        out.append(s)
-    return out
-
-
 def _finish(table):
     e = table.match.engine
-    if e.can_finish():
+    if Action("finish") in e.legal_actions():
         table.apply(Action("finish"))
         return
     names = table.match.seats
@@ -217,11 +194,13 @@ def renege_words(table, new):
 
 
 def result_lines(table, b, action):
-    """Lines for a round that just ended, or for a penalty that replaced its result; else None."""
+    """Lines for a round that just ended, or for a penalty that replaced its result; else None.
+    The words come from the engine's typed outcome (HandResult or Penalty)."""
     m = table.match
     e = m.engine
     names = m.seats
-    if e.round_open:
+    out = e.outcome
+    if e.round_open or out is None:
         return None
     if b["open"]:
         replaced = False
@@ -232,22 +211,17 @@ def result_lines(table, b, action):
     gained = [a - p for a, p in zip(e.score, e.pre_score)]
     award = ", ".join(f"{side_name(names, s)} {g:+d}" for s, g in enumerate(gained) if g) or "no points"
     bs = SIDE_OF[e.bidder]
-    how = e.result or ""
     bid = f"{names[e.bidder]} bid {e.bid}"
-    paired = " (pair)" if e.target != e.bid else ""
-    if how.startswith(("made", "missed")):
-        made = how.startswith("made")
-        first = bid + (", finished" if "finished" in how else "")
-        return [first, f"{side_name(names, bs)} {'made' if made else 'missed'} {e.target}{paired}", award]
-    offender = _offender(e, names)
-    if how == "claim":
-        first = f"Claim: {offender}'s renege"
-    elif how == "accusation proven":
-        first = f"Accused {offender}: renege proven"
-    elif how == "false accusation":
-        first = f"False accusation of {_falsely_accused(e, names)}"
+    if isinstance(out, HandResult):
+        paired = " (pair)" if e.target != e.bid else ""
+        first = bid + (", finished" if out.how == "finished" else "")
+        return [first, f"{side_name(names, bs)} {out.what} {e.target}{paired}", award]
+    if out.why == "claim":
+        first = f"Claim: {_offender(e, names)}'s renege"
+    elif out.why == "accusation proven":
+        first = f"Accused {_offender(e, names)}: renege proven"
     else:
-        first = how
+        first = f"False accusation of {_falsely_accused(e, names)}"
     if replaced:
         return [first, "replaces the result:", award]
     return [first, award]
