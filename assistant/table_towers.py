@@ -115,32 +115,28 @@ def renege_words(table, new):
 
 def result_lines(table, b, action):
     """Lines for a hand that just ended, or for a penalty that replaced its result; else None."""
-    m = table.match
-    e = m.engine
-    names = m.seats
-    if not e.hand_over:
+    e = table.match.engine
+    if not e.hand_over or e.outcome is None:
         return None
     if b["open"]:
-        replaced = False
-    elif action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
-        replaced = True
-    else:
-        return None
-    gained = [a - p for a, p in zip(e.score, b["score"])]
-    award = ", ".join(f"{names[s]} {g:+d} tower{'s' if abs(g) != 1 else ''}"
-                      for s, g in enumerate(gained) if g) or "no tower"
-    if isinstance(e.outcome, Penalty):
-        proven = [r for r in e.book.proven if r.hand == e.hand_no]
-        first = f"{names[proven[-1].seat]}'s renege" if proven else "False accusation"
-        if action.kind == "claim":
-            first = "Claim: " + first
-        if replaced:
-            return [first, "replaces the hand:", award]
-        return [first, award]
-    bidder = names[e.bidder]
-    taken = e.tricks[e.bidder]
-    first = f"{bidder} took {taken} of {sum(e.tricks)}" + (" (for 2)" if e.for_two else "")
-    return [first, award] if any(gained) else [first]
+        return outcome_lines(e, table.match.seats, replaced=False)
+    if action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
+        return outcome_lines(e, table.match.seats, replaced=True)
+    return None
+
+
+def outcome_lines(e, names, replaced):
+    """The words for the engine's typed outcome of the last hand (T6, T9)."""
+    out = e.outcome
+    award = f"{names[out.side]} +{out.value} tower{'s' if out.value != 1 else ''}" if out.side is not None else ""
+    if isinstance(out, Penalty):
+        proven = [r for r in e.book.proven if r.hand == out.hand]
+        who = names[proven[-1].seat] if proven else "a player"
+        first = {"claim": f"Claim: {who}'s renege", "accusation proven": f"Accused {who}: renege proven"
+                 }.get(out.why, "False accusation")
+        return [first, "replaces the hand:", award] if replaced else [first, award]
+    first = f"{names[out.bidder]} took {out.taken} of {sum(e.tricks)}" + (" (for 2)" if e.for_two else "")
+    return [first, award] if award else [first]
 
 
 def action_note(table, action, actor):
@@ -179,7 +175,9 @@ def fields(table):
     p = e.phase
     note = [table.note] if table.note else []
     if p == "over":
-        lines = [f"{names[e.winner]} wins the match!", *(table.result or []),
+        last = table.result or (outcome_lines(e, names, isinstance(e.outcome, Penalty) and e.outcome.replaces)
+                                if e.outcome is not None else [])
+        lines = [f"{names[e.winner]} wins the match!", *last,
                  *(open_claims(e, names) or ["OK: menu, new match"])]
         return dict(f, phase="match-over", winner=(e.winner,), prompt="\n".join(lines))
     deal = f"{names[e.dealer]} deals {e.hand_size} each" if e.dealer is not None else ""

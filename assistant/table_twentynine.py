@@ -7,7 +7,7 @@ Only public information reaches a prompt: the face-down trump card, scanned
 cards and hands are never named (the trump shows as "hidden").
 """
 from .cards import KING, QUEEN, SUIT_SYMBOLS, card, card_label
-from .game import HandResult
+from .game import HandResult, Penalty
 from .scenario import Action
 from .table_view import choice_line, flip_fields, hidden_play_refusal
 from .view import TRUMP_HIDDEN
@@ -196,18 +196,19 @@ def renege_words(table, new):
 def result_lines(table, b, action):
     """Lines for a round that just ended, or for a penalty that replaced its result; else None.
     The words come from the engine's typed outcome (HandResult or Penalty)."""
-    m = table.match
-    e = m.engine
-    names = m.seats
-    out = e.outcome
-    if e.round_open or out is None:
+    e = table.match.engine
+    if e.round_open or e.outcome is None:
         return None
     if b["open"]:
-        replaced = False
-    elif action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
-        replaced = True
-    else:
-        return None
+        return outcome_lines(e, table.match.seats, replaced=False)
+    if action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
+        return outcome_lines(e, table.match.seats, replaced=True)
+    return None
+
+
+def outcome_lines(e, names, replaced):
+    """The words for the engine's typed outcome of the last round (N9-N11)."""
+    out = e.outcome
     gained = [a - p for a, p in zip(e.score, e.pre_score)]
     award = ", ".join(f"{side_name(names, s)} {g:+d}" for s, g in enumerate(gained) if g) or "no points"
     bs = SIDE_OF[e.bidder]
@@ -291,7 +292,10 @@ def fields(table):
     p = e.phase
     if p == "over":
         w = e.winner
-        lines = [f"{side_name(names, w)} win the match!", *(table.result or [])]
+        last = table.result or (outcome_lines(e, names, isinstance(e.outcome, Penalty) and e.outcome.replaces
+                                              and e.outcome.why != "false accusation")
+                                if e.outcome is not None else [])
+        lines = [f"{side_name(names, w)} win the match!", *last]
         lines += open_claims(e, names) or ["OK: menu, new match"]
         return dict(f, phase="match-over", winner=(w, w + 2), dealer=None, prompt="\n".join(lines))
     if table.result is not None and p == "end":

@@ -216,3 +216,15 @@ def _dump(out):
 
 if __name__ == "__main__":
     _dump(sys.argv[1])
+
+
+def test_the_match_end_after_a_restart_still_shows_the_last_result(tmp_path):
+    """Issue 17 item 9: the last round's own result stays on the match-over screen, also after
+    the box restarts (the words come from the engine's typed outcome, not the table's memory)."""
+    w = play_round(tmp_path)
+    again = Table(Journal(str(tmp_path / "journal.sqlite3")), DECK, pads=("P1", "P2", "P3", "P4"),
+                  match=Journal(str(tmp_path / "journal.sqlite3")).resume(1).match)
+    v = again.view()
+    assert v.prompt.split("\n")[:4] == ["P1+P3 win the match!", "Claim: P2's renege",
+                                        "replaces the result:", "P1+P3 +8"]
+    check_fits(v)
