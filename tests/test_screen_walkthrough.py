@@ -228,3 +228,34 @@ def test_the_match_end_after_a_restart_still_shows_the_last_result(tmp_path):
     assert v.prompt.split("\n")[:4] == ["P1+P3 win the match!", "Claim: P2's renege",
                                         "replaces the result:", "P1+P3 +8"]
     check_fits(v)
+
+
+def test_a_towers_hand_can_be_followed_from_the_screens(tmp_path):
+    """Issue 9 items 4-6 in towers: who deals how many, for 2 chosen (a stray OK declares
+    nothing), the completed trick with its winner, and the hand's result naming who took what."""
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    t = Table(j, DECK, pads=("P1", "P2", "centre"))
+    steps = []
+
+    def rec(v):
+        check_fits(v)
+        steps.append(screen_text(v))
+    tap = lambda pad, c: rec(t.handle(TagArrived(pad, f"U{parse_card(c):02d}")))  # noqa: E731
+    press = lambda name: rec(t.handle(ButtonPressed(name)))  # noqa: E731
+    press("ok")                                      # Towers
+    tap(3, "JS")                                     # P1 turns J♠: P1 deals 7
+    tap(3, "9H"), press("ok")                        # the up-card; P2 accepts
+    tap(1, "9C")                                     # P1's discard, face down
+    press("ok")                                      # a stray OK: no for 2
+    for pad, c in ((2, "AS"), (1, "KS"), (2, "AD"), (1, "KD"), (2, "AC"), (1, "KC"), (2, "QS"), (1, "10S"),
+                   (2, "QD"), (1, "AH"), (1, "KH"), (2, "QH"), (1, "JD"), (2, "10H")):
+        tap(pad, c)
+    text = "\n".join(steps)
+    for want in ("J♠ to P1: P1 deals / P1 deals 7 each / then tap the up-card",
+                 "P1: discard face down / on P1's pad; P2 leads",
+                 "P2 leads; / P2 for 2? < no >",
+                 "P2 takes trick 1",
+                 "P1 takes trick 5",
+                 "P2 took 4 of 7 / Next: P2 deals 6 each"):
+        assert want in text, f"{want!r} not on any screen:\n{text}"
+    assert t.match.actions[4].kind == "play"         # the stray OK declared nothing
