@@ -25,7 +25,9 @@ from .journal import JournalError
 from .match import Match
 from .rules import Refused
 from .scenario import OPTIONS, Action
-from .table_view import HIDDEN_KINDS, build_view, choices_for, desk, undone_words
+from .table_view import (HIDDEN_KINDS, accusation_words, build_view, choices_for, desk, result_lines,
+                         undone_words)
+from .table_view import before as view_before
 from .view import Alert
 
 
@@ -117,7 +119,7 @@ class Table:
         history = list(m.actions)
         e = m.engine
         proven = len(e.book.proven)
-        before = self.desk.before(e)
+        before = view_before(e)
         actor, trick, trick_no = e.to_act, list(e.trick), self.desk.tricks_done(e)
         try:
             m.apply(action)
@@ -144,11 +146,11 @@ class Table:
                 self.callers.add((e.hand_no, trick_no + 1, actor))
             if new:  # one card may prove several failures (T9: each is its own renege)
                 self._alert("renege", self.desk.renege_words(self, new))
-            self.result = self.desk.result_lines(self, before, action)
+            self.result = result_lines(self, before, action)
             if action.kind == "play" and self.result is None and trick and not e.trick:
                 self.last_trick = (tuple(trick) + ((actor, action.cards[0]),), e.to_act, trick_no + 1)
             if action.kind == "accuse" and self.result is None and not new:  # pending, or no effect
-                self._alert("info", self.desk.accusation_words(self, before, action.seat))
+                self._alert("info", accusation_words(self, before, action.seat))
             self.note = self.desk.action_note(self, action, actor)
             if action.kind == "flip" and e.dealer is not None:
                 self.note = f"{card_label(action.cards[-1])} to {m.seats[e.dealer]}: {m.seats[e.dealer]} deals"

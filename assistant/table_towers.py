@@ -7,9 +7,10 @@ One of the two per-game modules behind :mod:`assistant.table_view` (the other is
 from .cards import SUIT_SYMBOLS
 from .game import Penalty
 from .scenario import Action
-from .table_view import choice_line, flip_fields
+from .table_view import choice_line, failed_words, flip_fields, open_claims
 
 SEATS = 2
+HAND, ACCUSE = "hand", "accuses"  # words for the screen
 
 
 def side_name(seats, side):
@@ -99,32 +100,6 @@ def tricks_done(e):
 
 # -- what happened ---------------------------------------------------------------------------
 
-def before(e):
-    return dict(open=not e.hand_over, score=tuple(e.score), hand=e.hand_no, settled=e.book.settled,
-                pending=len(e.book.accusations), bidder=e.bidder, tricks=tuple(e.tricks),
-                size=e.hand_size, for_two=e.for_two)
-
-
-def renege_words(table, new):
-    m = table.match
-    r = new[-1]
-    suit = f" {SUIT_SYMBOLS[r.suit]}" if r.suit is not None else ""
-    tricks = ", ".join(str(x.trick) for x in new)
-    return f"{m.seats[r.seat]} failed to follow{suit} (trick{'s' if len(new) > 1 else ''} {tricks})"
-
-
-def result_lines(table, b, action):
-    """Lines for a hand that just ended, or for a penalty that replaced its result; else None."""
-    e = table.match.engine
-    if not e.hand_over or e.outcome is None:
-        return None
-    if b["open"]:
-        return outcome_lines(e, table.match.seats, replaced=False)
-    if action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
-        return outcome_lines(e, table.match.seats, replaced=True)
-    return None
-
-
 def outcome_lines(e, names, replaced):
     """The words for the engine's typed outcome of the last hand (T6, T9)."""
     out = e.outcome
@@ -143,21 +118,8 @@ def action_note(table, action, actor):
     return None
 
 
-def accusation_words(table, b, seat):
-    e = table.match.engine
-    names = table.match.seats
-    if len(e.book.accusations) > b["pending"]:
-        return f"{names[1 - seat]} accuses {names[seat]}: decided by the hand's end"
-    return f"Accusing {names[seat]} has no effect: no renege by {names[seat]} proven this hand"
-
-
-def open_claims(e, names):
-    out = []
-    for side in (0, 1):
-        if e.book.claimable(side):
-            r = e.book.claimable(side)[-1]
-            out += [f"{names[side]} can claim {names[r.seat]}'s", "renege: hold OK"]
-    return out
+def renege_words(table, new):
+    return failed_words(table.match.seats, new)
 
 
 # -- the view --------------------------------------------------------------------------------
@@ -178,7 +140,7 @@ def fields(table):
         last = table.result or (outcome_lines(e, names, isinstance(e.outcome, Penalty) and e.outcome.replaces)
                                 if e.outcome is not None else [])
         lines = [f"{names[e.winner]} wins the match!", *last,
-                 *(open_claims(e, names) or ["OK: menu, new match"])]
+                 *(open_claims(m) or ["OK: menu, new match"])]
         return dict(f, phase="match-over", winner=(e.winner,), prompt="\n".join(lines))
     deal = f"{names[e.dealer]} deals {e.hand_size} each" if e.dealer is not None else ""
     if table.result is not None and p in ("flip", "upcard") and not table.scans:

@@ -9,10 +9,11 @@ cards and hands are never named (the trump shows as "hidden").
 from .cards import KING, QUEEN, SUIT_SYMBOLS, card, card_label
 from .game import HandResult, Penalty
 from .scenario import Action
-from .table_view import choice_line, flip_fields, hidden_play_refusal
+from .table_view import choice_line, failed_words, flip_fields, hidden_play_refusal, open_claims
 from .view import TRUMP_HIDDEN
 
 SEATS = 4
+HAND, ACCUSE = "round", "accuse"  # words for the screen
 SIDE_OF = (0, 1, 0, 1)
 FIRST_FOUR, SECOND_FOUR = 4, 4
 OPTION_WORDS = {  # house-rule labels in words, not config keys
@@ -175,35 +176,14 @@ def tricks_done(e):
 
 # -- what happened ---------------------------------------------------------------------------
 
-def before(e):
-    return dict(open=e.round_open, score=tuple(e.score), hand=e.hand_no, settled=e.book.settled,
-                pending=len(e.book.accusations), phase=e.phase)
-
-
 def renege_words(table, new):
     """N11 alert words for reneges just proven; a caller's failure to trump says so (N5)."""
     m = table.match
     r = new[-1]
-    tricks = ", ".join(str(x.trick) for x in new)
-    trick = f"trick{'s' if len(new) > 1 else ''} {tricks}"
-    who = m.seats[r.seat]
     if (m.engine.hand_no, r.trick, r.seat) in table.callers and r.suit == m.engine.trump_suit:
-        return f"{who} did not trump after calling ({trick})"
-    suit = f" {SUIT_SYMBOLS[r.suit]}" if r.suit is not None else ""
-    return f"{who} failed to follow{suit} ({trick})"
-
-
-def result_lines(table, b, action):
-    """Lines for a round that just ended, or for a penalty that replaced its result; else None.
-    The words come from the engine's typed outcome (HandResult or Penalty)."""
-    e = table.match.engine
-    if e.round_open or e.outcome is None:
-        return None
-    if b["open"]:
-        return outcome_lines(e, table.match.seats, replaced=False)
-    if action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
-        return outcome_lines(e, table.match.seats, replaced=True)
-    return None
+        tricks = ", ".join(str(x.trick) for x in new)
+        return f"{m.seats[r.seat]} did not trump after calling (trick{'s' if len(new) > 1 else ''} {tricks})"
+    return failed_words(m.seats, new)
 
 
 def outcome_lines(e, names, replaced):
@@ -251,25 +231,6 @@ def action_note(table, action, actor):
     return None
 
 
-def accusation_words(table, b, seat):
-    """Words for an accepted accusation that did not end the round: pending, or no effect."""
-    e = table.match.engine
-    names = table.match.seats
-    if len(e.book.accusations) > b["pending"]:
-        return f"{side_name(names, 1 - SIDE_OF[seat])} accuse {names[seat]}: decided by the round's end"
-    return f"Accusing {names[seat]} has no effect: no renege by {names[seat]} proven this round"
-
-
-def open_claims(e, names):
-    """Words for a claim still open after the round (N11: it lapses at the next auction)."""
-    out = []
-    for side in (0, 1):
-        if e.book.claimable(side):
-            r = e.book.claimable(side)[-1]
-            out += [f"{side_name(names, side)} can claim {names[r.seat]}'s", "renege: hold OK"]
-    return out
-
-
 # -- the view --------------------------------------------------------------------------------
 
 def fields(table):
@@ -296,7 +257,7 @@ def fields(table):
                                               and e.outcome.why != "false accusation")
                                 if e.outcome is not None else [])
         lines = [f"{side_name(names, w)} win the match!", *last]
-        lines += open_claims(e, names) or ["OK: menu, new match"]
+        lines += open_claims(m) or ["OK: menu, new match"]
         return dict(f, phase="match-over", winner=(w, w + 2), dealer=None, prompt="\n".join(lines))
     if table.result is not None and p == "end":
         nxt = f"Next: {names[e.dealer]} deals {FIRST_FOUR} each"

@@ -7,7 +7,7 @@ picks the module for a match. Only public information goes into the View: the
 face-down trump is "hidden", scans appear as counts, the towers discard is never
 named. A prompt is one or more lines joined by newlines, each drawn unbroken.
 """
-from .cards import card_label
+from .cards import SUIT_SYMBOLS, card_label
 from .view import Menu, View
 
 HIDDEN_KINDS = {"trump": "the trump card", "discard": "the discard", "hand": "a scanned hand"}
@@ -53,6 +53,57 @@ def flip_fields(e, seats):
     where = "tap one card each" if nxt is None else f"next card to {seats[nxt]}"
     return dict(phase="flip", flipped=tuple(sorted(f.last.items())), turn=nxt,
                 prompt=f"Flip for the deal:\n{where}")
+
+
+def before(e):
+    """What the words for an action's effect compare with: taken before the action is applied."""
+    return dict(open=hand_open(e), score=tuple(e.score), settled=e.book.settled,
+                pending=len(e.book.accusations))
+
+
+def result_lines(table, b, action):
+    """Lines for a hand (round) that just ended, or for a claim or accusation that replaced its
+    result after it ended (T9, N11); else None. The per-game module words the engine's outcome."""
+    m = table.match
+    e = m.engine
+    if hand_open(e) or e.outcome is None:
+        return None
+    d = desk(m.game)
+    if b["open"]:
+        return d.outcome_lines(e, m.seats, replaced=False)
+    if action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
+        return d.outcome_lines(e, m.seats, replaced=True)
+    return None
+
+
+def failed_words(seats, new):
+    """A renege alert: who failed to follow what, at which trick(s) (one card may prove several)."""
+    r = new[-1]
+    suit = f" {SUIT_SYMBOLS[r.suit]}" if r.suit is not None else ""
+    tricks = ", ".join(str(x.trick) for x in new)
+    return f"{seats[r.seat]} failed to follow{suit} (trick{'s' if len(new) > 1 else ''} {tricks})"
+
+
+def accusation_words(table, b, seat):
+    """Words for an accepted accusation that did not end the hand: pending (marked until settled),
+    or without effect (after the hand, with no renege proven)."""
+    m = table.match
+    d = desk(m.game)
+    names = m.seats
+    if len(m.engine.book.accusations) > b["pending"]:
+        return f"{d.side_name(names, 1 - d.side_of(seat))} {d.ACCUSE} {names[seat]}: decided by the {d.HAND}'s end"
+    return f"Accusing {names[seat]} has no effect: no renege by {names[seat]} proven this {d.HAND}"
+
+
+def open_claims(match):
+    """Lines for a claim still open after the hand (it lapses when the next one begins)."""
+    d = desk(match.game)
+    e = match.engine
+    out = []
+    for side in (0, 1):
+        for r in e.book.claimable(side)[-1:]:
+            out += [f"{d.side_name(match.seats, side)} can claim {match.seats[r.seat]}'s", "renege: hold OK"]
+    return out
 
 
 def hidden_play_refusal(who):
