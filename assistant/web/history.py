@@ -1,0 +1,75 @@
+"""The journal's matches as MatchRecords, read through a read-only connection and cached.
+
+A finished or abandoned match never changes, so its record is kept by ``(id, rows)``; only the
+match in play is replayed again when the journal has grown. The connection is the journal's own
+read-only one (``mode=ro``, ``query_only``): this process can never write to the journal or hold
+a lock that stops the daemon.
+"""
+import json
+import os
+
+from ..journal import Journal, JournalError
+from ..stats import replay_match
+
+
+class History:
+    def __init__(self, state_dir):
+        self.path = os.path.join(state_dir, "journal.sqlite3")
+        self._journal = None
+        self._still = False
+        self._cache = {}  # id -> (rows, latest, MatchRecord)
+
+    def _db(self):
+        # opened as immutable while no -wal shows a writer: opened anew once the daemon writes
+        if self._journal is not None and self._still and os.path.exists(self.path + "-wal"):
+            self.close()
+        if self._journal is None:
+            self._still = not os.path.exists(self.path + "-wal")
+            self._journal = Journal(self.path, readonly=True)  # JournalError when there is none yet
+        return self._journal.db
+
+    def records(self):
+        """Every match of the journal, oldest first; [] while there is no journal."""
+        try:
+            db = self._db()
+            matches = db.execute("SELECT id, game, seats, options, started FROM matches ORDER BY id").fetchall()
+            counts = dict(db.execute("SELECT match, count(*) FROM actions GROUP BY match"))
+        except JournalError:
+            return []
+        except Exception:
+            self.close()  # a journal replaced under us (recovered by the daemon): open it anew
+            return []
+        latest = matches[-1][0] if matches else None
+        out = []
+        for mid, game, seats, options, started in matches:
+            rows, is_latest = counts.get(mid, 0), mid == latest
+            cached = self._cache.get(mid)
+            if cached is None or cached[:2] != (rows, is_latest):
+                lines = [line for (line,) in db.execute(
+                    "SELECT line FROM actions WHERE match=? ORDER BY seq", (mid,))]
+                try:
+                    rec = replay_match(mid, game, tuple(json.loads(seats)), json.loads(options), lines,
+                                       started, is_latest)
+                except Exception:  # a row the daemon will set aside at its next start
+                    continue
+                cached = self._cache[mid] = (rows, is_latest, rec)
+            out.append(cached[2])
+        return out
+
+    def scenario_lines(self, mid):
+        """``(game, seats, options, lines)`` of one match, or None."""
+        try:
+            db = self._db()
+            row = db.execute("SELECT game, seats, options FROM matches WHERE id=?", (mid,)).fetchone()
+            if row is None:
+                return None
+            lines = [line for (line,) in db.execute(
+                "SELECT line FROM actions WHERE match=? ORDER BY seq", (mid,))]
+        except JournalError:
+            return None
+        return row[0], tuple(json.loads(row[1])), json.loads(row[2]), lines
+
+    def close(self):
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None

@@ -1,0 +1,97 @@
+"""Statistics from the log (issue 13 item 2): hand-worked ruling scenarios written into a real
+journal, read back read-only and replayed through the engines' typed results."""
+import os
+from pathlib import Path
+
+from assistant.journal import Journal
+from assistant.scenario import read_header
+from assistant.stats import ABANDONED, FINISHED, IN_PLAY, standings, wins_over_time
+from assistant.web.history import History
+
+SCN = Path(__file__).parent / "scenarios"
+
+# match 1 (T8): P2 declares for 2 and sweeps three hands: 6 towers, P2 wins.
+# match 2 (settled): 21 hands, P2 wins 5-0 (four sweeps and a claim in hand 21); 16 reneges proven, 8 each.
+# match 3 (T6 for-2 short): abandoned after one hand, counted apart.
+# match 4 (N9): Twenty-Nine, every dealer's side bids 20 and makes it: P1+P3 6-4.
+# match 5 (settled): Twenty-Nine, P1 and P3 miss 19, 24, 20, 27: P2+P4 win 7-0.
+# match 6 (N11 false accusation): Twenty-Nine, in play (the latest match).
+MATCHES = ["towers/T8-first-to-five-two-tower-carries-to-six.scn",
+           "towers/settled-after-match-ends-without-effect.scn",
+           "towers/T6-for2-short-defender-one.scn",
+           "twenty-nine/N9-first-to-six.scn",
+           "twenty-nine/settled-after-match-ends-without-effect.scn",
+           "twenty-nine/N11-false-accusation.scn"]
+
+
+def write_journal(folder, names=MATCHES):
+    j = Journal(os.path.join(folder, "journal.sqlite3"))
+    for name in names:
+        sc = read_header((SCN / name).read_text(encoding="utf-8").splitlines())
+        j.new_match(sc.game, sc.seats, sc.options)
+        for _, action in sc.actions():
+            j.append(action)
+    j.close()
+
+
+def test_records_state_score_and_hands(tmp_path):
+    """Each match replayed from the journal: state, score and winner as replay gives them,
+    one record line per hand as finally scored (a claim replaces the hand's result, T9)."""
+    write_journal(tmp_path)
+    recs = History(tmp_path).records()
+    assert [r.state for r in recs] == [FINISHED, FINISHED, ABANDONED, FINISHED, FINISHED, IN_PLAY]
+    assert [(r.score, r.winner) for r in recs] == [
+        ([0, 6], ["P2"]), ([0, 5], ["P2"]), ([0, 1], None), ([6, 4], ["P1", "P3"]),
+        ([0, 7], ["P2", "P4"]), ([0, 1], None)]
+    assert [len(r.hands) for r in recs] == [3, 21, 1, 5, 4, 1]
+    assert recs[1].hands[-1].words == "Hand 21: claim (P2 +1)"
+    assert recs[3].hands[0].words == "Round 1: P1 bid 20, made (P1 + P3 +2)"
+    assert recs[5].hands[0].words == "Round 1: false accusation (P2 + P4 +1)"
+    assert [h.score for h in recs[0].hands] == [(0, 2), (0, 4), (0, 6)]
+
+
+def test_standings_per_player_and_partnership(tmp_path):
+    """Every figure of issue 13 item 2, worked by hand from the scenarios' comments."""
+    write_journal(tmp_path)
+    s = standings(History(tmp_path).records())
+    p1, p2 = s["towers"]["players"]["P1"], s["towers"]["players"]["P2"]
+    assert (p2["played"], p2["won"], p2["abandoned"], p2["scored"]) == (2, 2, 1, 11)
+    assert (p1["played"], p1["won"], p1["abandoned"], p1["scored"]) == (2, 0, 1, 0)
+    assert (p2["for2_declared"], p2["for2_made"]) == (3, 3)
+    assert (p1["for2_declared"], p1["for2_made"]) == (0, 0)  # the abandoned for-2 is not counted
+    assert (p1["reneges"], p2["reneges"]) == (8, 8)
+    assert (p2["claims_won"], p1["claims_won"]) == (1, 0)
+    assert p2["average_hands"] == 12.0  # (3 + 21) / 2
+    n = s["twenty-nine"]
+    assert n["players"]["P1"]["bids"] == {"20": [2, 0], "19": [0, 1], "27": [0, 1]}
+    assert n["players"]["P3"]["bids"] == {"20": [1, 1], "24": [0, 1]}
+    assert n["partnerships"]["P1 + P3"]["bids"] == {"20": [3, 1], "19": [0, 1], "24": [0, 1], "27": [0, 1]}
+    assert n["partnerships"]["P2 + P4"]["bids"] == {"20": [2, 0]}
+    ns, ew = n["partnerships"]["P1 + P3"], n["partnerships"]["P2 + P4"]
+    assert (ns["played"], ns["won"], ns["scored"]) == (2, 1, 3)
+    assert (ew["played"], ew["won"], ew["scored"]) == (2, 1, 6)
+    # N11: the accusation by P1+P3 proved false (the match in play counts its hands' facts)
+    assert (ns["accusations_false"], ew["accusations_false"], ew["accusations_true"]) == (1, 0, 0)
+    assert n["players"]["P2"]["win_rate"] == 0.5
+
+
+def test_wins_over_time(tmp_path):
+    write_journal(tmp_path)
+    w = wins_over_time(History(tmp_path).records())
+    assert w["towers"]["P2"] == [(1, 1), (2, 2)]
+    assert w["twenty-nine"]["P3"] == [(4, 1), (5, 1)]
+
+
+def test_undo_rows_follow_the_actions_in_effect(tmp_path):
+    """The log is the truth: an undone hand result is no hand of the record."""
+    j = Journal(os.path.join(tmp_path, "journal.sqlite3"))
+    sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
+    j.new_match(sc.game, sc.seats, sc.options)
+    actions = [a for _, a in sc.actions()]
+    from assistant.scenario import Action
+    for a in actions[:19]:  # the first hand, up to its last card
+        j.append(a)
+    j.append(Action("undo"))
+    j.close()
+    rec = History(tmp_path).records()[0]
+    assert rec.hands == [] and rec.score == [0, 0] and rec.state == IN_PLAY
