@@ -9,7 +9,7 @@ proven reneges, bids; never a hand, a discard or a face-down trump.
 
 A match is ``finished`` when it has a winner, ``in play`` when it is the journal's latest match
 and has none, else ``abandoned`` (a newer match began): abandoned matches are kept, shown as such,
-and counted apart (never as played or lost).
+and counted apart (never as played or lost). Standings count finished matches only.
 
 >>> rec = replay_match(1, "towers", ("Ann", "Bob"), {}, ["flip JS", "upcard 9H", "accept"], 0, True)
 >>> rec.state, rec.score, rec.winner, rec.hands
@@ -170,8 +170,8 @@ def _add(f, rec, side, mine):
         f["played"] += 1
         f["won"] += rec.winner_side == side
         f["hands"] += len(rec.hands)
-    if rec.state == ABANDONED:
-        return  # kept and shown, never counted as played, won or lost
+    if rec.state != FINISHED:
+        return  # abandoned: kept and shown, never counted as played, won or lost; in play: not yet
     seat_side = {name: s for s, names in enumerate(rec.sides()) for name in names}
     f["reneges"] += sum(1 for r in rec.reneges if r["seat"] in mine)
     for h in rec.hands:

@@ -1,5 +1,6 @@
 """Statistics from the log (issue 13 item 2): hand-worked ruling scenarios written into a real
 journal, read back read-only and replayed through the engines' typed results."""
+import dataclasses
 import os
 from pathlib import Path
 
@@ -70,9 +71,20 @@ def test_standings_per_player_and_partnership(tmp_path):
     ns, ew = n["partnerships"]["P1 + P3"], n["partnerships"]["P2 + P4"]
     assert (ns["played"], ns["won"], ns["scored"]) == (2, 1, 3)
     assert (ew["played"], ew["won"], ew["scored"]) == (2, 1, 6)
-    # N11: the accusation by P1+P3 proved false (the match in play counts its hands' facts)
-    assert (ns["accusations_false"], ew["accusations_false"], ew["accusations_true"]) == (1, 0, 0)
+    assert (ns["accusations_false"], ew["scored"]) == (0, 6)  # the match in play is not counted yet
     assert n["players"]["P2"]["win_rate"] == 0.5
+
+
+def test_accusations_and_claims_count_for_the_side(tmp_path):
+    """N11: an accusation proven false counts against the accusing side (P1+P3 accused P2),
+    once its match is finished."""
+    write_journal(tmp_path, MATCHES[5:])
+    rec = dataclasses.replace(History(tmp_path).records()[0], state=FINISHED, winner_side=1)
+    n = standings([rec])["twenty-nine"]
+    assert n["partnerships"]["P1 + P3"]["accusations_false"] == 1
+    assert n["players"]["P3"]["accusations_false"] == 1
+    assert n["partnerships"]["P2 + P4"]["accusations_false"] == 0
+    assert n["partnerships"]["P2 + P4"]["scored"] == 1
 
 
 def test_wins_over_time(tmp_path):
