@@ -18,6 +18,7 @@ COMMANDS = {
     "run": ("assistant.daemon", "run the box (the daemon systemd starts)"),
     "sim": ("assistant.sim", "run the box headless with simulated pins, display and reader"),
     "export": ("assistant.export", "write the journal's matches as scenario files (reads only)"),
+    "web": ("assistant.web.server", "serve the box's web page: now, matches, players (reads only)"),
 }
 
 

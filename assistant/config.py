@@ -96,6 +96,14 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Web:
+    """The web page (``card-assistant web``, its own service): off unless enabled here."""
+    enabled: bool = False
+    host: str = "0.0.0.0"  # the box's own page on the table's Wi-Fi
+    port: int = 8029
+
+
+@dataclass(frozen=True)
 class Config:
     pins: Pins = Pins()
     buttons: Buttons = Buttons()
@@ -104,6 +112,7 @@ class Config:
     game: Game = Game()
     paths: Paths = Paths()
     table: Table = Table()
+    web: Web = Web()
 
 
 def _check_type(where, key, value, default):
@@ -154,6 +163,8 @@ def _validate(cfg, source):
         problems.append("[buttons] hold_time must be above 0 and bounce_time 0 or more")
     if b.bounce_time >= b.hold_time:
         problems.append("[buttons] bounce_time must be shorter than hold_time")
+    if not 0 < cfg.web.port < 65536:
+        problems.append(f"[web] port {cfg.web.port} is not a port (1 to 65535)")
     if problems:
         raise ConfigError(f"{source}: " + "; ".join(problems))
 

@@ -1,0 +1,156 @@
+"""The HTML pages: Now, Matches, one match, Players. Every name is escaped; no inline script or
+style (the Content-Security-Policy allows only this box's own files)."""
+import time
+from html import escape
+
+from ..stats import ABANDONED, FINISHED, IN_PLAY
+from .svg import line_chart
+
+NAV = (("/", "Now"), ("/matches", "Matches"), ("/players", "Players"))
+GAME_NAMES = {"towers": "Towers", "twenty-nine": "Twenty-Nine"}
+
+
+def page(title, here, body, script=None):
+    links = "".join(f'<a href="{href}"{" aria-current=page" if href == here else ""}>{name}</a>'
+                    for href, name in NAV)
+    js = f'<script src="/static/{script}" defer></script>' if script else ""
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{escape(title)} · card-assistant</title><link rel="icon" href="data:,">'
+            f'<link rel="stylesheet" href="/static/style.css">{js}</head><body>'
+            f'<header><strong>card-assistant</strong>{links}</header><main>{body}</main></body></html>')
+
+
+def when(t):
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t else ""
+
+
+def score_words(rec):
+    names = [rec.side_name(s) for s in (0, 1)]
+    return " – ".join(f"{escape(n)} {v}" for n, v in zip(names, rec.score))
+
+
+def state_cell(rec):
+    cls = rec.state.replace(" ", "-")
+    return f'<span class="state-{cls}">{escape(rec.state)}</span>'
+
+
+def board_html(now):
+    """The Now board drawn on the server (now.js redraws it from /api/now)."""
+    v = now.get("view")
+    if not v:
+        return f'<p class="quiet">{escape(now["message"])}</p>'
+    names = v["seats"] if v["game"] == "towers" else v["sides"]
+    parts = [f'<p class="quiet">Match {now["id"]} · {escape(v["game"])}</p>',
+             '<p class="score">' + "  ·  ".join(f"{escape(n)} {s}" for n, s in zip(names, v["score"])) + "</p>"]
+    parts += [f'<p class="prompt">{escape(line)}</p>' for line in v["prompt"]]
+    facts = []
+    if v["trump"]:
+        facts.append(f"Trump: {v['trump']}")
+    if v["dealer"]:
+        facts.append(f"Dealer: {v['dealer']}")
+    if v["bid"]:
+        facts.append(f"Bid: {v['bid']}" + (f" ({v['bidder']})" if v["bidder"] else ""))
+    if v["trick_no"]:
+        facts.append(f"Trick {v['trick_no']}")
+    if facts:
+        parts.append(f"<p>{escape(' · '.join(facts))}</p>")
+    if v["trick"]:
+        parts.append('<p class="cards">' + "".join(f"<span>{escape(c['seat'])}: {escape(c['label'])}</span>"
+                                                   for c in v["trick"]) + "</p>")
+    return "".join(parts)
+
+
+def now_page(now):
+    body = (f'<h1>Now</h1><div id="board" class="board" data-version="{escape(now["version"])}">'
+            f'{board_html(now)}</div><p class="quiet">The same as the box\'s screen; it updates by itself.</p>')
+    return page("Now", "/", body, script="now.js")
+
+
+def matches_page(records):
+    rows = "".join(
+        f'<tr><td><a href="/matches/{r.id}">{r.id}</a></td><td>{GAME_NAMES[r.game]}</td>'
+        f'<td>{escape(", ".join(r.seats))}</td><td>{score_words(r)}</td>'
+        f'<td>{escape(" and ".join(r.winner or ()))}</td><td>{state_cell(r)}</td><td>{when(r.started)}</td></tr>'
+        for r in reversed(records))
+    body = ("<h1>Matches</h1>" + (
+        '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Seats</th><th>Score</th><th>Winner</th>'
+        f"<th>State</th><th>Started</th></tr>{rows}</table></div>" if records else
+        '<p class="quiet">No match in the journal yet.</p>'))
+    return page("Matches", "/matches", body)
+
+
+def match_page(rec):
+    sides = [rec.side_name(s) for s in (0, 1)]
+    series = [(sides[s], [0] + [h.score[s] for h in rec.hands]) for s in (0, 1)]
+    hands = "".join(f"<tr><td>{escape(h.words)}</td><td class=n>{h.score[0]}–{h.score[1]}</td></tr>"
+                    for h in rec.hands)
+    reneges = "".join(f"<li>{escape(r['seat'])}, hand {r['hand']}, trick {r['trick']}</li>" for r in rec.reneges)
+    head = f"Match {rec.id}: {GAME_NAMES[rec.game]}"
+    if rec.state == IN_PLAY:
+        download = ('<p class="quiet">The scenario file can be downloaded when the match is over: until '
+                    'then it would show the cards still hidden at the table.</p>')
+    else:
+        download = f'<p><a href="/api/matches/{rec.id}/scenario" download>Download the scenario file</a> (the bug report)</p>'
+    body = (f"<h1>{escape(head)}</h1><p>{state_cell(rec)} · started {when(rec.started)} · {escape(', '.join(rec.seats))}</p>"
+            f'<p class="score">{score_words(rec)}</p>'
+            + (f"<p>Winner: {escape(' and '.join(rec.winner))}</p>" if rec.winner else "")
+            + (f'<p class="warn">{escape(rec.problem)}</p>' if rec.problem else "")
+            + "<h2>Score through the match</h2>" + line_chart(series, "score after each hand", "hands")
+            + "<h2>Hand by hand</h2>"
+            + (f'<div class="scroll"><table><tr><th>Hand</th><th class=n>Score</th></tr>{hands}</table></div>'
+               if hands else '<p class="quiet">No hand scored yet.</p>')
+            + "<h2>Reneges</h2>" + (f"<ul>{reneges}</ul>" if reneges else '<p class="quiet">None proven.</p>')
+            + download)
+    return page(head, "/matches", body)
+
+
+COLUMNS = {
+    "towers": (("played", "Played"), ("won", "Won"), ("win_rate", "Win %"), ("scored", "Towers"),
+               ("for2", "For 2 made/declared"), ("reneges", "Reneges"), ("claims_won", "Claims won"),
+               ("accusations", "Accusations true/false"), ("average_hands", "Hands a match"),
+               ("abandoned", "Abandoned")),
+    "twenty-nine": (("played", "Played"), ("won", "Won"), ("win_rate", "Win %"), ("scored", "Rounds won"),
+                    ("bids", "Bids made/missed"), ("reneges", "Reneges"), ("claims_won", "Claims won"),
+                    ("accusations", "Accusations true/false"), ("average_hands", "Rounds a match"),
+                    ("abandoned", "Abandoned")),
+}
+
+
+def cell(f, key):
+    if key == "win_rate":
+        return "" if f["win_rate"] is None else f"{round(100 * f['win_rate'])}%"
+    if key == "for2":
+        return f"{f['for2_made']}/{f['for2_declared']}"
+    if key == "accusations":
+        return f"{f['accusations_true']}/{f['accusations_false']}"
+    if key == "bids":
+        return escape(", ".join(f"{lvl}: {m}/{x}" for lvl, (m, x) in sorted(f["bids"].items())))
+    v = f[key]
+    return "" if v is None else str(v)
+
+
+def table(game, figures, who):
+    cols = COLUMNS[game]
+    order = sorted(figures.items(), key=lambda kv: (-kv[1]["won"], -kv[1]["played"], kv[0]))
+    head = f"<tr><th>{who}</th>" + "".join(f"<th class=n>{label}</th>" for _, label in cols) + "</tr>"
+    rows = "".join(f"<tr><td>{escape(name)}</td>" + "".join(f"<td class=n>{cell(f, k)}</td>" for k, _ in cols)
+                   + "</tr>" for name, f in order)
+    return f'<div class="scroll"><table>{head}{rows}</table></div>'
+
+
+def players_page(standings, over_time):
+    parts = ["<h1>Players</h1>"]
+    if not standings:
+        parts.append('<p class="quiet">No match in the journal yet.</p>')
+    for game, tables in standings.items():
+        parts.append(f"<h2>{GAME_NAMES[game]}: standings</h2>" + table(game, tables["players"], "Player"))
+        if tables["partnerships"]:
+            parts.append(f"<h2>{GAME_NAMES[game]}: partnerships</h2>"
+                         + table(game, tables["partnerships"], "Partnership"))
+        series = sorted(over_time.get(game, {}).items())
+        if series:
+            parts.append(f"<h2>{GAME_NAMES[game]}: wins over time</h2>"
+                         + line_chart([(n, [0] + [w for _, w in s]) for n, s in series],
+                                      "wins after each match played", "matches"))
+    return page("Players", "/players", "".join(parts))

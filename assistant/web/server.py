@@ -1,0 +1,272 @@
+"""`card-assistant web --state-dir D [--host H] [--port P]`: the box's web page, its own process.
+
+Read-only: it opens the journal through SQLite's read-only mode and answers GET and HEAD only.
+Pages: ``/`` (Now), ``/matches``, ``/matches/ID``, ``/players``; JSON: ``/api/now``,
+``/api/matches``, ``/api/players``, ``/api/matches/ID/scenario``. The standard library's
+``http.server`` serves it (no dependency; bench/bench_web.py compares it with bottle).
+
+Hidden cards are never served: the Now page is the OLED's view model, the records hold hands'
+results only, and the scenario of the match in play (which holds the face-down trump, the
+discard and scanned hands) is refused until the match is over.
+"""
+import json
+import re
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.resources import files
+
+from ..cli import argument_parser
+from ..match import Match
+from ..rules import Refused
+from ..scenario import ScenarioError, parse_action
+from ..stats import IN_PLAY, standings, wins_over_time
+from . import pages
+from .history import History
+from .now import public, view_of
+
+STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; charset=utf-8"}
+MAX_LINE = 2048  # a request line longer than this is refused (414)
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+
+class Site:
+    """What the pages are made of; one lock, since the journal connection and caches are shared."""
+
+    def __init__(self, state_dir):
+        self.history = History(state_dir)
+        self.lock = threading.Lock()
+        self._now = (None, None)  # (version, answer)
+        self.static = {name: files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
+
+    def records(self):
+        with self.lock:
+            return self.history.records()
+
+    def record(self, mid):
+        return next((r for r in self.records() if r.id == mid), None)
+
+    def now(self):
+        with self.lock:
+            recs = self.history.records()
+            if not recs:
+                return {"id": None, "version": "none", "view": None, "message": "No match in the journal yet."}
+            rec = recs[-1]
+            version = f"{rec.id}:{rec.actions}:{len(rec.hands)}:{rec.state}"
+            if self._now[0] == version:
+                return self._now[1]
+            found = self.history.scenario_lines(rec.id)
+            view = view_of(rec, found[3]) if found else None
+            answer = {"id": rec.id, "version": version, "state": rec.state,
+                      "view": None if view is None else public(view),
+                      "message": "" if view else "The match in play cannot be shown."}
+            self._now = (version, answer)
+            return answer
+
+    def scenario(self, rec):
+        """The match's actions in effect as a scenario file, or None for the match in play."""
+        if rec.state == IN_PLAY:
+            return None
+        with self.lock:
+            game, seats, options, lines = self.history.scenario_lines(rec.id)
+        match = Match(game, seats, options)
+        for n, line in enumerate(lines, 1):
+            try:
+                match.apply(parse_action(line.split(), game, seats, n))
+            except (ScenarioError, Refused):
+                break
+        return match.export(comment=f"match {rec.id} of the box's journal ({rec.state})")
+
+    def close(self):
+        self.history.close()
+
+
+def match_json(rec):
+    return {"id": rec.id, "game": rec.game, "seats": list(rec.seats), "score": rec.score,
+            "winner": rec.winner, "started": rec.started, "finished": None, "state": rec.state,
+            "hands": len(rec.hands)}
+
+
+def players_json(records):
+    return {"standings": standings(records),
+            "wins_over_time": {g: {n: [list(p) for p in s] for n, s in per.items()}
+                               for g, per in wins_over_time(records).items()}}
+
+
+ROUTES = [
+    (re.compile(r"/"), "now_page"),
+    (re.compile(r"/matches"), "matches_page"),
+    (re.compile(r"/matches/(\d{1,9})"), "match_page"),
+    (re.compile(r"/players"), "players_page"),
+    (re.compile(r"/api/now"), "api_now"),
+    (re.compile(r"/api/matches"), "api_matches"),
+    (re.compile(r"/api/players"), "api_players"),
+    (re.compile(r"/api/matches/(\d{1,9})/scenario"), "api_scenario"),
+    (re.compile(r"/static/([a-z]+\.[a-z]+)"), "static_file"),
+]
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "card-assistant"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"
+    timeout = 15  # a client that sends nothing is let go
+    site = None  # set by serve()
+
+    def log_message(self, fmt, *args):  # systemd's journal needs no access log
+        pass
+
+    def parse_request(self):
+        if len(self.raw_requestline) > MAX_LINE:
+            self.send_error(414, "request line too long")
+            return False
+        return super().parse_request()
+
+    def do_HEAD(self):
+        self._answer(head=True)
+
+    def do_GET(self):
+        self._answer(head=False)
+
+    def _refuse(self):
+        self.send_error(405, "this page is read-only: GET and HEAD only")
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse
+
+    def _answer(self, head):
+        if self.headers.get("Content-Length", "0") not in ("0", "") or self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            return self._send(413, "text/plain; charset=utf-8", b"a request body is not accepted\n", head)
+        path = self.path.split("?", 1)[0]
+        for pattern, name in ROUTES:
+            m = pattern.fullmatch(path)
+            if m:
+                try:
+                    status, kind, body, extra = getattr(self, name)(*m.groups())
+                except Exception:  # never a traceback to a browser; the page says it plainly
+                    status, kind, body, extra = 500, "text/plain; charset=utf-8", b"the box could not make this page\n", {}
+                return self._send(status, kind, body, head, extra)
+        return self._send(404, "text/plain; charset=utf-8", b"no such page\n", head)
+
+    def _send(self, status, kind, body, head, extra=None):
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in {**HEADERS, **(extra or {})}.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    # --- the routes: each returns (status, content type, bytes, extra headers)
+    @staticmethod
+    def _html(text, status=200):
+        return status, "text/html; charset=utf-8", text.encode("utf-8"), {}
+
+    @staticmethod
+    def _json(data, status=200):
+        return status, "application/json", json.dumps(data, ensure_ascii=False).encode("utf-8"), {}
+
+    def now_page(self):
+        return self._html(pages.now_page(self.site.now()))
+
+    def matches_page(self):
+        return self._html(pages.matches_page(self.site.records()))
+
+    def match_page(self, mid):
+        rec = self.site.record(int(mid))
+        if rec is None:
+            return 404, "text/plain; charset=utf-8", b"no such match\n", {}
+        return self._html(pages.match_page(rec))
+
+    def players_page(self):
+        recs = self.site.records()
+        return self._html(pages.players_page(standings(recs), wins_over_time(recs)))
+
+    def api_now(self):
+        return self._json(self.site.now())
+
+    def api_matches(self):
+        return self._json([match_json(r) for r in self.site.records()])
+
+    def api_players(self):
+        return self._json(players_json(self.site.records()))
+
+    def api_scenario(self, mid):
+        rec = self.site.record(int(mid))
+        if rec is None:
+            return self._json({"error": "no such match"}, 404)
+        text = self.site.scenario(rec)
+        if text is None:
+            return self._json({"error": "the match is in play: its scenario holds cards still hidden at the "
+                                        "table; it can be downloaded when the match is over"}, 409)
+        return 200, "text/plain; charset=utf-8", text.encode("utf-8"), {
+            "Content-Disposition": f'attachment; filename="match-{rec.id}.scn"'}
+
+    def static_file(self, name):
+        if name not in STATIC:
+            return 404, "text/plain; charset=utf-8", b"no such file\n", {}
+        return 200, STATIC[name], self.site.static[name], {"Cache-Control": "max-age=3600"}
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 16
+
+
+def make_server(state_dir, host="127.0.0.1", port=8029):
+    site = Site(state_dir)
+    handler = type("BoundHandler", (Handler,), {"site": site})
+    server = Server((host, port), handler)
+    server.site = site
+    return server
+
+
+def main(argv):
+    from ..config import ConfigError, load
+    parser = argument_parser("card-assistant web", description="Serve the box's web page (read-only).")
+    parser.add_argument("--state-dir", default=None, help="where the journal lives (default: the config's)")
+    parser.add_argument("--config", default=None, help="TOML config: its [web] section and state_dir")
+    parser.add_argument("--host", default=None, help="address to listen on (default: the config's, else 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=None, help="port (default: the config's, else 8029)")
+    args = parser.parse_args(argv)
+    me = "card-assistant web"
+    try:
+        cfg = load(args.config)
+    except ConfigError as e:
+        print(f"{me}: {e}", file=sys.stderr)
+        return 2
+    if args.config and not cfg.web.enabled:  # the service: off unless the config enables it
+        print(f"{me}: the web page is off ([web] enabled = false in {args.config})", file=sys.stderr)
+        return 0
+    state_dir = args.state_dir or cfg.paths.state_dir
+    host = args.host or (cfg.web.host if args.config else "127.0.0.1")
+    port = args.port if args.port is not None else cfg.web.port
+    if not 0 < port < 65536:
+        print(f"{me}: port {port} is not a port (1 to 65535)", file=sys.stderr)
+        return 2
+    try:
+        server = make_server(state_dir, host, port)
+    except OSError as e:
+        print(f"{me}: cannot listen on {host}:{port} ({e.strerror or e})", file=sys.stderr)
+        return 1
+    print(f"{me}: serving http://{host}:{server.server_address[1]}/ from {state_dir}", file=sys.stderr, flush=True)
+    _notify_ready()
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+        server.site.close()
+    return 0
+
+
+def _notify_ready():
+    from ..notify import Notifier
+    Notifier().ready("serving")
