@@ -16,16 +16,25 @@ class History:
     def __init__(self, state_dir):
         self.path = os.path.join(state_dir, "journal.sqlite3")
         self._journal = None
-        self._still = False
+        self._still = None  # the file's signature while opened as immutable
         self._cache = {}  # id -> (rows, latest, MatchRecord)
 
+    def _signature(self):
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size, st.st_ino, os.path.exists(self.path + "-wal")
+
     def _db(self):
-        # opened as immutable while no -wal shows a writer: opened anew once the daemon writes
-        if self._journal is not None and self._still and os.path.exists(self.path + "-wal"):
+        # with no -wal beside it the journal is opened as immutable (nothing written, not even a
+        # -shm): opened anew as soon as the file or its -wal shows that the daemon wrote
+        if self._journal is not None and self._still and self._signature() != self._still:
             self.close()
         if self._journal is None:
-            self._still = not os.path.exists(self.path + "-wal")
+            sig = self._signature()
             self._journal = Journal(self.path, readonly=True)  # JournalError when there is none yet
+            self._still = sig if sig is not None and not sig[3] else None
         return self._journal.db
 
     def records(self):

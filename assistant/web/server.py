@@ -120,11 +120,16 @@ class Handler(BaseHTTPRequestHandler):
     timeout = 15  # a client that sends nothing is let go
     site = None  # set by serve()
 
+    def log_request(self, code="-", size="-"):
+        pass
+
     def log_message(self, fmt, *args):  # systemd's journal needs no access log
         pass
 
     def parse_request(self):
         if len(self.raw_requestline) > MAX_LINE:
+            self.requestline, self.request_version, self.command = "", "HTTP/1.0", "GET"
+            self.close_connection = True
             self.send_error(414, "request line too long")
             return False
         return super().parse_request()
@@ -249,8 +254,8 @@ def main(argv):
     state_dir = args.state_dir or cfg.paths.state_dir
     host = args.host or (cfg.web.host if args.config else "127.0.0.1")
     port = args.port if args.port is not None else cfg.web.port
-    if not 0 < port < 65536:
-        print(f"{me}: port {port} is not a port (1 to 65535)", file=sys.stderr)
+    if not 0 <= port < 65536:
+        print(f"{me}: port {port} is not a port (1 to 65535, or 0 for any free one)", file=sys.stderr)
         return 2
     try:
         server = make_server(state_dir, host, port)

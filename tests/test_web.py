@@ -1,0 +1,136 @@
+"""The web page (issue 13 items 3 and 6): JSON as replay gives it, the scenario download round
+trip, names escaped, no path traversal, bounded requests, read-only, off unless enabled."""
+import hashlib
+import http.client
+import json
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from assistant.journal import Journal
+from assistant.replay import replay_lines
+from assistant.scenario import read_header
+from assistant.web.server import make_server
+from test_stats import MATCHES, SCN, write_journal
+
+
+@pytest.fixture
+def site(tmp_path):
+    write_journal(tmp_path)
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tmp_path, server.server_address[1]
+    server.shutdown()
+    server.server_close()
+    server.site.close()
+
+
+def request(port, method, path, body=None, headers=None):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request(method, path, body=body, headers=headers or {})
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, dict(r.getheaders()), data.decode("utf-8", "replace")
+
+
+def test_api_matches_score_and_winner_exactly_as_replay_json(site):
+    folder, port = site
+    status, _, text = request(port, "GET", "/api/matches")
+    got = json.loads(text)
+    assert status == 200 and [m["state"] for m in got] == [
+        "finished", "finished", "abandoned", "finished", "finished", "in play"]
+    for m, name in zip(got, MATCHES):
+        state = replay_lines((SCN / name).read_text(encoding="utf-8").splitlines()).state()
+        assert (m["score"], m["winner"], m["seats"], m["game"]) == (
+            state["score"], state["winner"], state["seats"], state["game"])
+
+
+def test_scenario_download_replays_to_the_same_final_state(site):
+    """The bug report round trip; the match in play is refused (409): it holds hidden cards."""
+    folder, port = site
+    for mid, name in enumerate(MATCHES[:5], 1):
+        status, headers, text = request(port, "GET", f"/api/matches/{mid}/scenario")
+        assert status == 200 and f'match-{mid}.scn' in headers["Content-Disposition"]
+        want = replay_lines((SCN / name).read_text(encoding="utf-8").splitlines())
+        assert replay_lines(text.splitlines()).engine.snapshot() == want.engine.snapshot()
+    status, _, text = request(port, "GET", "/api/matches/6/scenario")
+    assert status == 409 and "hidden" in text
+    assert request(port, "GET", "/api/matches/99/scenario")[0] == 404
+
+
+def test_every_page_answers(site):
+    folder, port = site
+    for path in ("/", "/matches", "/matches/1", "/matches/4", "/matches/6", "/players", "/api/now",
+                 "/api/players", "/static/style.css", "/static/now.js"):
+        status, headers, text = request(port, "GET", path)
+        assert status == 200, path
+        assert "default-src 'none'" in headers["Content-Security-Policy"]
+    players = json.loads(request(port, "GET", "/api/players")[2])
+    assert players["standings"]["towers"]["players"]["P2"]["won"] == 2
+
+
+def test_names_are_escaped(tmp_path):
+    """Item 6: a player named <script>alert(1)</script> is shown as text, on every page."""
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    evil = "<script>alert(1)</script>"
+    sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
+    j.new_match("towers", (evil, "Bob&Co"), {})
+    for _, a in sc.actions():
+        j.append(a)
+    j.new_match("towers", ('"><img src=x>', "Bob&Co"), {})
+    j.close()
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        for path in ("/", "/matches", "/matches/1", "/matches/2", "/players"):
+            text = request(port, "GET", path)[2]
+            assert "<script>alert" not in text and "<img src=x" not in text, path
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in request(port, "GET", "/players")[2]
+        assert json.loads(request(port, "GET", "/api/matches")[2])[0]["seats"][0] == evil
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_no_path_traversal_and_bounded_requests(site):
+    """Item 6: only the named static files are served; long lines, bodies and writes refused."""
+    folder, port = site
+    for path in ("/static/../journal.sqlite3", "/static/%2e%2e/%2e%2e/etc/passwd", "/static/style.css/..",
+                 "/../journal.sqlite3", "//etc/passwd", "/static/journal.sqlite3", "/matches/1/../../x",
+                 "/api/matches/-1/scenario", "/api/matches/1%2f..%2f/scenario"):
+        status, _, text = request(port, "GET", path)
+        assert status == 404 and "schema" not in text, path
+    assert request(port, "GET", "/" + "a" * 5000)[0] == 414
+    assert request(port, "GET", "/", body="x" * 10, headers={"Content-Length": "10"})[0] == 413
+    for method in ("POST", "PUT", "DELETE"):
+        assert request(port, method, "/api/matches")[0] == 405
+
+
+def test_read_only_the_journal_is_never_changed(site):
+    folder, port = site
+    path = folder / "journal.sqlite3"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    for p in ("/", "/matches", "/players", "/api/players", "/api/matches/1/scenario"):
+        request(port, "GET", p)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    j = Journal(str(path))  # the daemon can still write while the web page reads
+    j.resume()
+    j.new_match("towers", ("P1", "P2"), {})
+    j.close()
+    assert len(json.loads(request(port, "GET", "/api/matches")[2])) == 7
+
+
+def test_off_unless_enabled_in_the_config(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[paths]\nstate_dir = "{tmp_path}"\n')
+    r = subprocess.run([sys.executable, "-m", "assistant.cli", "web", "--config", str(cfg)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "off" in r.stderr and "Traceback" not in r.stderr
+    cfg.write_text(f'[paths]\nstate_dir = "{tmp_path}"\n[web]\nport = 70000\n')
+    r = subprocess.run([sys.executable, "-m", "assistant.cli", "web", "--config", str(cfg)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "[web] port 70000" in r.stderr

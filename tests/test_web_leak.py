@@ -1,0 +1,110 @@
+"""Hidden information is never served (issue 13 item 4): bot matches of both games are played
+into a real journal while `card-assistant web` runs as its own process; after every action every
+endpoint is fetched and checked against the hidden cards at that moment: the towers discard, the
+Twenty-Nine face-down trump card, and every scanned card not yet played. The scenario of the
+match in play is refused (409) with no card in it; that of a finished match is served in full."""
+import json
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+from assistant.bot_towers import TowersBot
+from assistant.bot_twentynine import TwentyNineBot
+from assistant.cards import card_label, card_name
+from assistant.journal import Journal
+from assistant.match import Match
+
+
+@pytest.fixture
+def web(tmp_path):
+    Journal(str(tmp_path / "journal.sqlite3")).close()
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(tmp_path),
+                             "--port", "0"], stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    port = int(re.search(r":(\d+)/", line).group(1))
+    yield tmp_path, f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(10)
+
+
+def get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read().decode("utf-8")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8")
+
+
+def shows(text, card):
+    name = re.escape(card_name(card))
+    return bool(re.search(rf"(?<![A-Za-z0-9]){name}(?![A-Za-z0-9])", text)) or card_label(card) in text
+
+
+class Secrets:
+    """The hidden cards now, from the actions and the engine: reset at each new hand."""
+
+    def __init__(self):
+        self.hand, self.cards = 0, set()
+
+    def after(self, engine, action):
+        if engine.hand_no != self.hand:
+            self.hand, self.cards = engine.hand_no, set()
+        if action.kind in ("discard", "trump", "hand"):
+            self.cards |= set(action.cards)
+        if action.kind == "play":
+            self.cards.discard(action.card)
+        if getattr(engine, "discard", None) is not None:
+            self.cards.add(engine.discard)
+        if getattr(engine, "_trump_card", None) is not None and not engine.revealed:
+            self.cards.add(engine._trump_card)
+        if getattr(engine, "revealed", False) and getattr(engine, "_trump_card", None) in self.cards:
+            self.cards.discard(engine._trump_card)  # turned face up for all to see (N5)
+        up = getattr(engine, "up_card", None)
+        return self.cards - {up}
+
+
+def play_and_check(folder, base, game, bot, ids_before):
+    j = Journal(str(folder / "journal.sqlite3"))
+    seats = ("Ann", "Bob") if game == "towers" else ("Ann", "Bob", "Cy", "Di")
+    mid = j.new_match(game, seats, {})
+    m = Match(game, seats, {})
+    secrets = Secrets()
+    checked = 0
+    while m.engine.phase != "over":
+        action = bot.next_action(m.engine)
+        if action is None:
+            break
+        m.apply(action)
+        j.append(action)
+        hidden = secrets.after(m.engine, action)
+        urls = ["/", "/matches", f"/matches/{mid}", "/players", "/api/now", "/api/matches", "/api/players",
+                f"/api/matches/{mid}/scenario", *(f"/matches/{i}" for i in ids_before)]
+        for url in urls:
+            status, text = get(base + url)
+            assert status in (200, 409), (url, status)
+            leaked = [card_name(c) for c in hidden if shows(text, c)]
+            assert not leaked, f"{url} shows hidden {leaked} after {action}"
+            if url.endswith("/scenario") and m.engine.phase != "over":
+                assert status == 409 and "game" not in json.loads(text)
+        checked += len(urls)
+        now = json.loads(get(base + "/api/now")[1])
+        assert now["id"] == mid and now["view"]["score"] == list(m.engine.score)
+    j.close()
+    assert m.engine.phase == "over"
+    status, text = get(f"{base}/api/matches/{mid}/scenario")  # finished: the whole record
+    assert status == 200 and text.count("\n") > len(m.actions)
+    return mid, checked
+
+
+def test_no_hidden_card_in_any_response_during_bot_matches(web):
+    folder, base = web
+    towers = TowersBot(5, renege_rate=0.05, claim_rate=0.0, accuse_rate=0.0, known_hands=True,
+                       skip_discard_rate=0.0)
+    first, n1 = play_and_check(folder, base, "towers", towers, [])
+    nine = TwentyNineBot(7, renege_rate=0.05, claim_rate=0.0, accuse_rate=0.0, known_hands=True)
+    second, n2 = play_and_check(folder, base, "twenty-nine", nine, [first])
+    assert n1 > 500 and n2 > 500
