@@ -38,6 +38,7 @@ CONF_DIR=$DESTDIR/etc/card-assistant
 CONF=$CONF_DIR/config.toml
 STATE_DIR=/var/lib/card-assistant
 UNIT_DST=$DESTDIR/etc/systemd/system/card-assistant.service
+WEB_UNIT_DST=$DESTDIR/etc/systemd/system/card-assistant-web.service
 UDEV_DST=$DESTDIR/etc/udev/rules.d/99-card-assistant-reader.rules
 MODULES_DST=$DESTDIR/etc/modules-load.d/card-assistant.conf
 GROUPS_NEEDED=(gpio i2c dialout)
@@ -47,6 +48,7 @@ I2C_END="# card-assistant-i2c-end"
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 UNIT_SRC=$SRC/systemd/card-assistant.service
+WEB_UNIT_SRC=$SRC/systemd/card-assistant-web.service
 UDEV_SRC=$SRC/hardware/99-card-assistant-reader.rules
 EXAMPLE=$SRC/assistant/config.example.toml
 
@@ -361,10 +363,13 @@ do_service() {
     step service "install, enable and start $APP.service" \
         "systemd must be running (systemctl is-system-running); the service's log: journalctl -u $APP"
     run install -m 0644 "$UNIT_SRC" "$UNIT_DST"
+    run install -m 0644 "$WEB_UNIT_SRC" "$WEB_UNIT_DST"
     run systemctl daemon-reload
-    run systemctl enable "$APP.service"
+    run systemctl enable "$APP.service" "$APP-web.service"
     note "restart, so an upgrade runs the new code (starts it if it was not running)"
     run systemctl restart "$APP.service"
+    note "the web page ($APP-web.service) serves only when $CONF says [web] enabled = true"
+    run systemctl restart "$APP-web.service"
     run systemctl --no-pager --lines=0 status "$APP.service"
 }
 
@@ -394,9 +399,9 @@ uninstall_all() {
     preflight "$@"
     step service "stop, disable and remove $APP.service"
     if [ "$DRY_RUN" -eq 1 ] || [ -e "$UNIT_DST" ]; then
-        run systemctl disable --now "$APP.service"
-        run systemctl reset-failed "$APP.service" || true
-        run rm -f "$UNIT_DST"
+        run systemctl disable --now "$APP.service" "$APP-web.service"
+        run systemctl reset-failed "$APP.service" "$APP-web.service" || true
+        run rm -f "$UNIT_DST" "$WEB_UNIT_DST"
         run systemctl daemon-reload
     else
         note "$UNIT_DST not installed"

@@ -250,6 +250,7 @@ def main(argv):
         return 2
     if args.config and not cfg.web.enabled:  # the service: off unless the config enables it
         print(f"{me}: the web page is off ([web] enabled = false in {args.config})", file=sys.stderr)
+        _notify_ready("off")  # Type=notify: started and done, the unit goes inactive, not failed
         return 0
     state_dir = args.state_dir or cfg.paths.state_dir
     host = args.host or (cfg.web.host if args.config else "127.0.0.1")
@@ -263,7 +264,7 @@ def main(argv):
         print(f"{me}: cannot listen on {host}:{port} ({e.strerror or e})", file=sys.stderr)
         return 1
     print(f"{me}: serving http://{host}:{server.server_address[1]}/ from {state_dir}", file=sys.stderr, flush=True)
-    _notify_ready()
+    _notify_ready("serving")
     try:
         server.serve_forever()
     finally:
@@ -272,6 +273,6 @@ def main(argv):
     return 0
 
 
-def _notify_ready():
+def _notify_ready(status):
     from ..notify import Notifier
-    Notifier().ready("serving")
+    Notifier().ready(status)
