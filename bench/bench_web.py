@@ -1,0 +1,130 @@
+"""The web page on a journal of 500 bot matches (issue 13 item 3): idle memory and the time to
+serve the Players page, for the standard library's http.server (what `card-assistant web` uses)
+side by side with bottle serving the very same pages.
+
+    python3 dev.py bench web        # bottle's side is skipped when bottle is not installed
+
+Printed for each stack: the time to import it, the resident memory (VmRSS) of the idle process
+once listening and after the pages are warm, the first Players page (every match replayed
+through the engines) and the median and p99 of 50 more (the finished matches are cached).
+"""
+import json
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from assistant.bot_towers import TowersBot
+from assistant.bot_twentynine import TwentyNineBot
+from assistant.journal import SCHEMA
+from assistant.match import Match
+from assistant.scenario import format_action
+
+MATCHES = 500
+BOTTLE_APP = r'''
+import sys, bottle
+from assistant.web.server import Site
+from assistant.web import pages
+from assistant.stats import standings, wins_over_time
+site = Site(sys.argv[1])
+@bottle.route("/players")
+def players():
+    recs = site.records()
+    return pages.players_page(standings(recs), wins_over_time(recs))
+class Quiet(bottle.WSGIRefServer):
+    def run(self, app):
+        from wsgiref.simple_server import WSGIRequestHandler
+        class H(WSGIRequestHandler):
+            def log_request(*a, **k): pass
+        self.options["handler_class"] = H
+        super().run(app)
+print(f"serving http://127.0.0.1:{sys.argv[2]}/", file=sys.stderr, flush=True)
+bottle.run(server=Quiet, host="127.0.0.1", port=int(sys.argv[2]), quiet=True)
+'''
+
+
+def build(folder):
+    """500 bot matches (towers and Twenty-Nine alternately) written as the journal stores them."""
+    db = sqlite3.connect(os.path.join(folder, "journal.sqlite3"))
+    db.executescript(SCHEMA)
+    db.execute("INSERT INTO meta VALUES ('schema', '1')")
+    for k in range(MATCHES):
+        game = "towers" if k % 2 == 0 else "twenty-nine"
+        seats = ("Ann", "Bob") if game == "towers" else ("Ann", "Bob", "Cy", "Di")
+        bot = (TowersBot(k, renege_rate=0.03) if game == "towers" else TwentyNineBot(k, renege_rate=0.03))
+        m = Match(game, seats)
+        while m.engine.phase != "over":
+            a = bot.next_action(m.engine)
+            if a is None:
+                break
+            m.apply(a)
+        mid = db.execute("INSERT INTO matches (game, seats, options, started) VALUES (?, ?, ?, ?)",
+                         (game, json.dumps(seats), "{}", time.time() - (MATCHES - k) * 3600)).lastrowid
+        db.executemany("INSERT INTO actions VALUES (?, ?, ?)",
+                       [(mid, i, format_action(a, seats)) for i, a in enumerate(m.actions, 1)])
+    db.commit()
+    db.close()
+
+
+def rss(pid):
+    text = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", text).group(1)) / 1024
+
+
+def fetch(url):
+    t = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=120) as r:
+        r.read()
+    return time.perf_counter() - t
+
+
+def import_time(module):
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout)
+            for _ in range(5)]
+    return statistics.median(runs)
+
+
+def measure(name, cmd, module):
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        base = re.search(r"(http://[\d.]+:\d+)/", line).group(1)
+        time.sleep(1.0)
+        idle = rss(proc.pid)
+        first = fetch(base + "/players")
+        times = sorted(fetch(base + "/players") for _ in range(50))
+        warm = rss(proc.pid)
+        print(f"{name:<18} import {import_time(module) * 1000:6.1f} ms  idle RSS {idle:5.1f} MiB  "
+              f"after pages {warm:5.1f} MiB  Players page: first {first * 1000:7.1f} ms, "
+              f"median {statistics.median(times) * 1000:6.1f} ms, p99 {times[-1] * 1000:6.1f} ms", flush=True)
+        return statistics.median(times)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as folder:
+        t = time.perf_counter()
+        build(folder)
+        print(f"journal of {MATCHES} bot matches built in {time.perf_counter() - t:.1f} s")
+        ours = measure("http.server", [sys.executable, "-m", "assistant.cli", "web", "--state-dir", folder,
+                                       "--port", "8731"], "http.server")
+        try:
+            import bottle  # noqa: F401
+        except ImportError:
+            print("bottle: not installed, skipped (pip install bottle to compare)")
+            return
+        theirs = measure(f"bottle {bottle.__version__}", [sys.executable, "-c", BOTTLE_APP, folder, "8732"], "bottle")
+        print(f"Players page median, bottle / http.server: {theirs / ours:.2f}")
+
+
+if __name__ == "__main__":
+    main()
