@@ -118,6 +118,9 @@ class Journal:
                                   "holds it; it is left as it is") from None
             if kind in ("readonly", "full"):
                 return self._open_read_only_box(e, kind)
+            if kind == "cantopen":
+                raise JournalUnavailable(f"{self.path}: the journal cannot be opened ({e}); "
+                                         "it is left as it is") from None
             return self._recover(e)
         return db
 
@@ -396,7 +399,9 @@ def _kind(e, path):
     if name.startswith("SQLITE_READONLY") or (name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR"))
                                               and not writable):
         return "readonly"
-    return "damaged"
+    if name.startswith("SQLITE_CANTOPEN"):  # out of file handles, say: nothing says the file is bad
+        return "cantopen"
+    return "damaged"  # CORRUPT, NOTADB, a read error (a bad sector), a failed check, a bad row
 
 
 def _hidden_safe_error(e):
