@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from . import journal_files as files
 from .match import Match
 from .rules import Refused
-from .salvage import MAX_LINE, BadRow, check_line, check_match, check_schema, salvage
+from .salvage import MAX_LINE, BadRow, check, check_line, check_match, check_schema, salvage, write_recovered
 from .scenario import ScenarioError, format_action, parse_action
 
 SCHEMA_VERSION = 1
@@ -180,7 +180,8 @@ class Journal:
         reason = _hidden_safe_error(error)
         found = salvage(self.path)
         try:
-            aside = files.replace_with_recovered(self.path, lambda tmp: _write_recovered(tmp, found))
+            aside = files.replace_with_recovered(
+                self.path, lambda tmp: write_recovered(tmp, found, SCHEMA, SCHEMA_VERSION))
             db = self._connect()
         except (OSError, sqlite3.Error, BadRow) as e:
             raise JournalUnavailable(files.say(self.path, e, "the journal is damaged and a repaired copy "
@@ -343,49 +344,6 @@ class Journal:
         self.db.close()
         if self.record is not None:
             self.record.close()
-
-
-def check(db):
-    """Raise (sqlite3.DatabaseError or BadRow) unless SQLite finds the file sound and every row
-    holds what the journal writes. Run at every start: an index that disagrees with its table is
-    found here (integrity_check), not by a missing action in the middle of a match."""
-    result = db.execute("PRAGMA integrity_check(1)").fetchone()
-    if result != ("ok",):
-        raise sqlite3.DatabaseError(f"integrity check: {str(result[0])[:80] if result else 'no answer'}")
-    for key, value in db.execute("SELECT key, value FROM meta"):
-        if key == "schema":
-            check_schema(value)
-    ids = set()
-    for row in db.execute("SELECT id, game, seats, options, started FROM matches"):
-        check_match(*row[1:])
-        ids.add(row[0])
-    for mid, seq, line in db.execute("SELECT match, seq, line FROM actions"):
-        check_line(seq, line)
-        if mid not in ids:
-            raise BadRow("an action of a match that is not in the journal")
-
-
-def _write_recovered(path, found):
-    """A new journal at ``path`` holding ``found``: each match's actions up to the first gap;
-    what follows a gap, and rows whose match is lost, go to ``set_aside``."""
-    db = sqlite3.connect(path, isolation_level=None)
-    try:
-        db.executescript(SCHEMA)
-        db.execute("BEGIN")
-        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        for mid, (game, seats, options, started) in sorted(found.matches.items()):
-            db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
-                       (mid, game, json.dumps(list(seats)), json.dumps(options), started))
-            lines = found.actions.get(mid, {})
-            for seq in sorted(lines):
-                if all(s in lines for s in range(1, seq)):
-                    db.execute("INSERT INTO actions VALUES (?, ?, ?)", (mid, seq, lines[seq]))
-                else:
-                    found.set_aside.append((mid, seq, lines.pop(seq), "an earlier action is missing"))
-        db.executemany("INSERT INTO set_aside VALUES (?, ?, ?, ?)", found.set_aside)
-        db.execute("COMMIT")
-    finally:
-        db.close()
 
 
 def _kind(e, path):

@@ -137,6 +137,26 @@ def _next_readable(db, sql, after):
     return hi
 
 
+def check(db):
+    """Raise (sqlite3.DatabaseError or BadRow) unless SQLite finds the file sound and every row
+    holds what the journal writes. Run at every start: an index that disagrees with its table is
+    found here (integrity_check), not by a missing action in the middle of a match."""
+    result = db.execute("PRAGMA integrity_check(1)").fetchone()
+    if result != ("ok",):
+        raise sqlite3.DatabaseError(f"integrity check: {str(result[0])[:80] if result else 'no answer'}")
+    for key, value in db.execute("SELECT key, value FROM meta"):
+        if key == "schema":
+            check_schema(value)
+    ids = set()
+    for row in db.execute("SELECT id, game, seats, options, started FROM matches"):
+        check_match(*row[1:])
+        ids.add(row[0])
+    for mid, seq, line in db.execute("SELECT match, seq, line FROM actions"):
+        check_line(seq, line)
+        if mid not in ids:
+            raise BadRow("an action of a match that is not in the journal")
+
+
 @dataclass
 class Salvaged:
     """What could be read from a damaged journal, every row already checked."""
@@ -220,3 +240,26 @@ class _Sorter:
             if isinstance(mid, int) and isinstance(seq, int) and isinstance(line, str) \
                     and isinstance(reason, str) and len(line) <= MAX_LINE and len(reason) <= 400:
                 out.set_aside.append((mid, seq, line, reason))
+
+
+def write_recovered(path, found, schema, version):
+    """A new journal at ``path`` holding ``found``: each match's actions up to the first gap;
+    what follows a gap, and rows whose match is lost, go to ``set_aside``."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.executescript(schema)
+        db.execute("BEGIN")
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(version),))
+        for mid, (game, seats, options, started) in sorted(found.matches.items()):
+            db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
+                       (mid, game, json.dumps(list(seats)), json.dumps(options), started))
+            lines = found.actions.get(mid, {})
+            for seq in sorted(lines):
+                if all(s in lines for s in range(1, seq)):
+                    db.execute("INSERT INTO actions VALUES (?, ?, ?)", (mid, seq, lines[seq]))
+                else:
+                    found.set_aside.append((mid, seq, lines.pop(seq), "an earlier action is missing"))
+        db.executemany("INSERT INTO set_aside VALUES (?, ?, ?, ?)", found.set_aside)
+        db.execute("COMMIT")
+    finally:
+        db.close()
