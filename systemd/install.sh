@@ -214,7 +214,8 @@ do_packages() {
     run env DEBIAN_FRONTEND=noninteractive apt-get update
     note "python3-lgpio is only in the Raspberry Pi OS archive (archive.raspberrypi.com):"
     run apt-cache policy python3-lgpio
-    if [ "$DRY_RUN" -eq 0 ] && ! apt-cache policy python3-lgpio 2>/dev/null | grep -q 'Candidate: [^(]'; then
+    # (read whole first: grep -q stopping early would fail apt-cache with SIGPIPE under pipefail)
+    if [ "$DRY_RUN" -eq 0 ] && ! grep -q 'Candidate: [^(]' <<< "$(apt-cache policy python3-lgpio 2>/dev/null || true)"; then
         die "python3-lgpio cannot be installed: this is not Raspberry Pi OS (its apt sources lack the Raspberry Pi OS archive, the only place python3-lgpio comes from; gpiozero needs it for the buttons, buzzer and LED). Install Raspberry Pi OS Bookworm on the Pi, or add archive.raspberrypi.com to the apt sources. State: only the package lists were refreshed; nothing else was changed, and running this again is safe"
     fi
     run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
@@ -302,9 +303,6 @@ do_modules() {
 do_i2c() {
     local cfg
     step i2c "enable I2C at 400 kHz (dtparam=i2c_arm=on, dtparam=i2c_arm_baudrate=400000)"
-    if [ ! -e "$DESTDIR/dev/i2c-1" ]; then
-        REBOOT_NEEDED="I2C is turned on in config.txt, but /dev/i2c-1 (the OLED's bus) exists only after a reboot"
-    fi
     if [ "$DRY_RUN" -eq 1 ] || command -v raspi-config > /dev/null; then
         note "if raspi-config is installed:"
         run raspi-config nonint do_i2c 0
@@ -320,6 +318,9 @@ do_i2c() {
             warn "neither /boot/firmware/config.txt nor /boot/config.txt exists: not a Raspberry Pi? I2C left alone"
             return 0
         fi
+    fi
+    if [ ! -e "$DESTDIR/dev/i2c-1" ]; then
+        REBOOT_NEEDED="I2C is turned on in config.txt, but /dev/i2c-1 (the OLED's bus) exists only after a reboot"
     fi
     note "replace (or add) one marked block at the end of $cfg, under [all] so no model filter applies;"
     note "later lines win, so this baud rate overrides any earlier i2c_arm_baudrate"
