@@ -11,6 +11,11 @@ With ``background=True`` a writer thread does the sending: ``show`` returns at
 once, and frames that arrive while the bus is busy are coalesced (only the
 newest is sent), so the thread that owns the state never waits on I2C.
 
+A hardware display is a ``Driver`` in ``DRIVERS`` with ``hardware=True``: the daemon opens it
+with ``retry``, so a screen that is missing at start (I2C turned on but not yet rebooted) or
+comes loose later is logged once, retried with back-off in the writer thread, and shows the
+newest frame when it answers; the box runs on meanwhile (issue 16).
+
     display = open_display(cfg.display, frames_dir="frames/", background=True)
     display.show(screen.render(view))   # True: new frame accepted; False: same as the last
     print(to_terminal(display.last))    # the interactive simulation's view of the OLED
@@ -22,7 +27,7 @@ import time
 from pathlib import Path
 
 WIDTH, HEIGHT = 128, 64
-BACKOFF = (1.0, 30.0)  # seconds between attempts to reach a missing display: first, at most
+BACKOFF = (1.0, 10.0)  # seconds between attempts to reach a missing display: first, at most
 
 log = logging.getLogger("card-assistant")
 

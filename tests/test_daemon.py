@@ -256,7 +256,10 @@ def test_face_down_trump_never_appears_in_a_log_line(start):
     log line names it, and the frame shown is the view that says "hidden"."""
     d = start(TWENTY_NINE_AT_TRUMP)
     trump = parse_card("QS")
+    before = len(d.frames_shown())
     assert d.tap(2, "QS") == ["trump QS"]  # P2, the bidder, on their own pad
+    # the journal is written before the screen changes: wait for the frame, not only the journal
+    wait_for(lambda: len(d.frames_shown()) > before, "the frame after the trump")
     frames_after_trump = len(d.frames_shown())
     assert d.terminate() == 0
     lines = d.log().splitlines()
