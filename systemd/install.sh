@@ -111,7 +111,11 @@ on_error() {
         fi
         say "install.sh: state: steps done before it: $done_list; [$STEP_NAME] and the steps after it were not finished"
         if [ "$MODE" = install ]; then
-            say "install.sh: the service was not (re)started by this run; if it was installed before, the previous version is still in place"
+            if [ "$STEP_NAME" = service ]; then
+                say "install.sh: the service did not start: journalctl -u $APP -n 30 says why"
+            else
+                say "install.sh: the service was not restarted by this run: a version installed before keeps running"
+            fi
             say "install.sh: fix the cause and run the same command again (sudo systemd/install.sh): that is safe, every step checks what is already there"
         else
             say "install.sh: fix the cause and run the same command again (sudo systemd/install.sh --uninstall): that is safe"
@@ -362,7 +366,7 @@ do_config() {
 
 do_service() {
     step service "install, enable and start $APP.service" \
-        "systemd must be running (systemctl is-system-running); the service's log: journalctl -u $APP"
+        "systemctl status $APP and its log: journalctl -u $APP -n 30"
     run install -m 0644 "$UNIT_SRC" "$UNIT_DST"
     run install -m 0644 "$WEB_UNIT_SRC" "$WEB_UNIT_DST"
     run systemctl daemon-reload
