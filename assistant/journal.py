@@ -296,7 +296,18 @@ class Journal:
 
     def resume(self, match_id=None):
         """Rebuild the latest (or a given) match and make it the current one; a tail that cannot be
-        applied is set aside (in the journal's ``set_aside`` table), never guessed at."""
+        applied is set aside (in the journal's ``set_aside`` table), never guessed at. Damage met
+        here (the file changed under the box since it was opened) is recovered as at opening."""
+        try:
+            return self._resume(match_id)
+        except (sqlite3.DatabaseError, BadRow) as e:
+            if self.readonly or _kind(e, self.path) != "damaged":
+                raise JournalError(_plain(e, self.path)) from None
+            self.db.close()
+            self.db = self._recover(e)
+            return self._resume(match_id)
+
+    def _resume(self, match_id):
         problems = list(self.problems)
         if match_id is None:
             match_id = self.db.execute("SELECT max(id) FROM matches").fetchone()[0]

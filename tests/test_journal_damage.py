@@ -276,3 +276,18 @@ def test_an_action_that_cannot_be_saved_names_where(tmp_path):
         j.append(Action("pass"), ("Cy", "Bob"))
     j.close()
     assert str(tmp_path) in str(e.value) and "not saved" in str(e.value)
+
+
+def test_damage_met_while_resuming_is_recovered_as_at_opening(tmp_path):
+    """Open and resume are one guard: a page damaged after the journal was opened (and checked)
+    is found by resume, and recovered the same way."""
+    path = tmp_path / "journal.sqlite3"
+    fill(path, SIX)
+    j = Journal(str(path))
+    leaf = pages(path, "actions", "leaf")[-1]
+    overwrite(path, (leaf - 1) * 4096, b"\x00" * 16)
+    j.db.execute("PRAGMA cache_size=0")  # nothing of the file kept in memory: read it again
+    r = j.resume()
+    j.close()
+    assert r.match is not None and "Journal damaged" in r.problems[-1]
+    assert damaged_files(tmp_path)
