@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+from .durable import OverlappedJournal
 from .events import Tick, event_queue
 from .journal import Journal, JournalError, JournalTooNew, JournalUnavailable
 from .notify import Notifier
@@ -52,11 +53,23 @@ class Box:
         self.frame = None
         self._logged = len(table.match.actions) if table.match else 0
         self._stopping = False
+        self._after = None  # (match, its actions) before the event being handled
+        if isinstance(table.journal, Journal):  # commits made durable while the frame renders
+            table.journal = OverlappedJournal(table.journal)
 
     def show(self):
+        """Render the table and send the frame; after an event, the frame is rendered while the
+        event's journal commits are made durable and sent only once they are."""
         from .screen import render  # Pillow: imported once the box starts, not at import time
-        self.view = self.table.view()
-        self.frame = render(self.view)
+        view = self.table.view()
+        frame = render(view)
+        if self._after is not None:
+            (match, before), self._after = self._after, None
+            if not self._stored(match, before):
+                view = self.table.view()
+                frame = render(view)
+            self._log_actions()
+        self.view, self.frame = view, frame
         self.display.show(self.frame)
         if self.alerts is not None:
             self.alerts.update(self.view.alert)
@@ -66,9 +79,24 @@ class Box:
             self._stopping = True
             return
         if not isinstance(event, Tick):
+            match = self.table.match
+            self._after = match, list(match.actions) if match is not None else []
             self.table.handle(event)
-            self._log_actions()
         self.show()
+
+    def _stored(self, match, before):
+        """Wait for the event's journal commits; after a failed one, the table as stored."""
+        if not isinstance(self.table.journal, OverlappedJournal):
+            return True
+        error, stored = self.table.journal.settle()
+        if error is None:
+            return True
+        if self.table.match is match and match is not None:
+            match.rebuild(before)  # not stored, so not accepted (as Table.apply does itself)
+            for action in stored:
+                match.apply(action)
+        self.table._alert("refused", str(error))
+        return False
 
     def _log_actions(self):
         m = self.table.match

@@ -58,6 +58,7 @@ def latency(tmp):
                      else ("P1", "P2", "P3", "P4")).start()
         frames, arrivals, appends = [], [], []
         device, vf, jn = sim.box.display.device, sim.firmware, sim.box.table.journal
+        jn = getattr(jn, "journal", jn)  # the Journal itself: its append is the commit, on its worker
         shown, write, append, tap = device.display, vf._write, jn.append, sim.tap
 
         def timed_display(image, shown=shown, frames=frames):
@@ -112,6 +113,9 @@ def report_latency(tmp, where):
     print(f"  p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max(samples) * 1e3:.2f} ms, "
           f"mean {statistics.mean(samples) * 1e3:.2f} ms; of which the journal write (fsync): "
           f"p50 {pct(journal, 0.5) * 1e3:.2f} ms, p99 {pct(journal, 0.99) * 1e3:.2f} ms")
+    commit99 = pct(journal, 0.99) * 1e3
+    print(f"  overlap (the frame renders while the commit is made durable): tap -> frame p99 {p99:.2f} ms "
+          f"vs journal commit p99 + 0.3 ms = {commit99 + 0.3:.2f} ms ({verdict(p99 <= commit99 + 0.3)})")
     print(f"  p99 / goal {GOAL_LATENCY_MS:g} ms = {p99 / GOAL_LATENCY_MS:.2f} ({verdict(p99 < GOAL_LATENCY_MS)}); "
           f"p99 / one I2C frame ({I2C_FRAME_MS:.1f} ms at 400 kHz) = {p99 / I2C_FRAME_MS:.2f}")
 
