@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+from . import timing
 from .durable import OverlappedJournal
 from .events import Tick, event_queue
 from .journal import Journal, JournalError, JournalTooNew, JournalUnavailable
@@ -54,6 +55,7 @@ class Box:
         self._logged = len(table.match.actions) if table.match else 0
         self._stopping = False
         self._after = None  # (match, its actions) before the event being handled
+        self.timing = timing.clock()  # card-assistant run --timing
         if isinstance(table.journal, Journal):  # commits made durable while the frame renders
             table.journal = OverlappedJournal(table.journal)
 
@@ -63,14 +65,18 @@ class Box:
         from .screen import render  # Pillow: imported once the box starts, not at import time
         view = self.table.view()
         frame = render(view)
+        t = self.timing
+        t and t.mark("render")
         if self._after is not None:
             (match, before), self._after = self._after, None
             if not self._stored(match, before):
                 view = self.table.view()
                 frame = render(view)
+            t and t.mark("commit wait")
             self._log_actions()
         self.view, self.frame = view, frame
         self.display.show(self.frame)
+        t and (t.mark("to display"), t.done())
         if self.alerts is not None:
             self.alerts.update(self.view.alert)
 
@@ -81,7 +87,9 @@ class Box:
         if not isinstance(event, Tick):
             match = self.table.match
             self._after = match, list(match.actions) if match is not None else []
+            self.timing and self.timing.start(event)
             self.table.handle(event)
+            self.timing and self.timing.mark("table")
         self.show()
 
     def _stored(self, match, before):
@@ -232,7 +240,11 @@ def main(argv):
     parser = argument_parser("card-assistant run", description="Run the box.")
     parser.add_argument("--config", default=None, help="TOML config (default: built-in defaults)")
     parser.add_argument("--state-dir", default=None, help="where the journal lives (overrides the config)")
+    parser.add_argument("--timing", action="store_true", help="log the time of each stage of every "
+                        "event and each OLED write (docs/latency.md)")
     args = parser.parse_args(argv)
+    if args.timing:
+        timing.enable()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     from .config import ConfigError, load
     try:

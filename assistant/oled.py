@@ -23,7 +23,9 @@ neighbouring pages share one window where that is cheaper (a small dynamic
 programme over the 8 pages). A full frame is sent when that is cheaper, on the
 first frame, and after a write failed (the RAM is then unknown).
 
-    from luma.core.interface.serial import i2c
+    import time
+
+from luma.core.interface.serial import i2c
     device = PartialSSD1306(i2c(port=1, address=0x3C))
     device.display(image)        # a mode-'1' 128x64 PIL image, as luma's own
     device.last_bytes            # I2C bytes that frame cost on the wire
@@ -31,9 +33,13 @@ first frame, and after a write failed (the RAM is then unknown).
 ``capture_i2c()`` is luma's ``i2c`` interface with a bus that records each
 transaction instead of sending it (the benchmark and the tests read it).
 """
+import time
+
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image
+
+from . import timing
 
 WINDOW_COST = 10     # SSD1306: [addr, 0x00, 21 c0 c1 22 p0 p1] + [addr, 0x40, ...]
 RUN_COST = 7         # SH1106:  [addr, 0x00, B0|p lo hi] + [addr, 0x40, ...]
@@ -54,6 +60,7 @@ class _Partial:
     def display(self, image):
         assert image.mode == self.mode
         assert image.size == self.size
+        started = time.perf_counter()
         new = page_bytes(self.preprocess(image), self._w, self._pages)
         old, self._ram = self._ram, None  # unknown until every write has gone through
         self.last_bytes = 0
@@ -62,6 +69,9 @@ class _Partial:
         else:
             self._changes(old, new)
         self._ram = new
+        if timing.enabled:
+            timing.log.info("OLED: %d bytes on I2C in %.1f ms", self.last_bytes,
+                            (time.perf_counter() - started) * 1e3)
 
     def command(self, *cmd):
         super().command(*cmd)

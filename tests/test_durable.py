@@ -104,3 +104,24 @@ def test_an_idle_journal_worker_waits_without_waking(tmp_path):
     finally:
         j.close()
     assert not j._thread.is_alive()
+
+
+def test_run_timing_logs_each_stage_and_each_oled_write_naming_no_card(box, monkeypatch, caplog, tmp_path):
+    """card-assistant run --timing (issue 12 item 4): per-event stages and the bus, no card named."""
+    import logging
+
+    from assistant import daemon, timing
+    from assistant.oled import PartialSSD1306, capture_i2c
+
+    monkeypatch.setattr(timing, "enabled", False)
+    assert daemon.main(["--timing", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert timing.enabled  # the flag turned it on (the missing config then stopped the run)
+    b, journal, display = box
+    b.timing = timing.clock()
+    caplog.set_level(logging.INFO, logger="card-assistant.timing")
+    b.step(TagArrived(3, "U%02d" % parse_card("JH")))
+    line = [r.getMessage() for r in caplog.records if r.name == "card-assistant.timing"][-1]
+    assert line.startswith("TagArrived: table ") and "render" in line and "commit wait" in line
+    assert "to display" in line and "JH" not in line and "U" + "%02d" % parse_card("JH") not in line
+    PartialSSD1306(capture_i2c())  # luma's init clears the screen: one whole frame
+    assert any(r.getMessage().startswith("OLED: 1034 bytes on I2C in ") for r in caplog.records)
