@@ -79,6 +79,12 @@ def _navigate(count, current, target):
     return ["d"] * steps
 
 
+# Back clears an alert, and a hand's result under it takes a second Back; a no-op otherwise. (One
+# was enough only when a restart had dropped the alert between the proving card and the next
+# choice, which depended on where the kills landed.)
+BACK = [("b", None), ("b", None)]
+
+
 def commands_for(match, action):
     """What a player does at the box for ``action`` in ``match``'s state: a tap on the right pad,
     or Back (clears any alert; a no-op otherwise), left/right to the choice, OK; a menu item
@@ -98,14 +104,14 @@ def commands_for(match, action):
         title, items, sel = t.menu
         labels = [label for label, _ in items]
         want = labels.index(MENU_KIND_LABEL[kind])
-        cmds = [("b", None), ("m", f"{title}:")] + [(mv, None) for mv in _navigate(len(items), sel, want)]
+        cmds = BACK + [("m", f"{title}:")] + [(mv, None) for mv in _navigate(len(items), sel, want)]
         cmds[-1] = (cmds[-1][0], f"[{labels[want]}]")  # the screen shows the item before OK
         return cmds + [("", None)]
     options = choices_for(t)
     for i, (label, a) in enumerate(options):
         if a == action:
             moves = _navigate(len(options), 0, i)
-            cmds = [("b", None)] + [(m, None) for m in moves]
+            cmds = BACK + [(m, None) for m in moves]
             if len(options) > 1:  # the screen shows "< label >" before OK
                 cmds[-1] = (cmds[-1][0], f"< {label} >")
             return cmds + [("", None)]
