@@ -50,6 +50,20 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One game action, as a scenario line says it (scenario format: the ``scenario`` module reads
+    and writes them). ``seat`` is a 0-based seat index, or None for 'whoever is to act'."""
+    kind: str
+    seat: int | None = None
+    cards: tuple = ()
+    value: int | None = None  # a bid, or a suit index for ``name``
+
+    @property
+    def card(self):
+        return self.cards[0]
+
+
 class Phase(StrEnum):
     """Where a match stands, by the rulebook's names; the value is the word in ``state()``."""
     FLIP = "flip"              # T1, N2: the black-jack flip for the dealer

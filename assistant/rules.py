@@ -1,7 +1,9 @@
-"""What both rules engines share: the black-jack flip (rulings T1, N2); the refusal is
-:class:`assistant.game.Refused`, imported here for the modules that import it from here."""
+"""What both rules engines share, written once: the black-jack flip (rulings T1, N2), choosing
+the claimant of a renege penalty and settling an accusation (T9, N11), and what is still heard
+after the match ends (rulings, settled since). The refusal is :class:`assistant.game.Refused`,
+imported here for the modules that import it from here."""
 from .cards import BLACK_JACKS, card_name
-from .game import Refused
+from .game import Action, Refused
 
 
 class Flip:
@@ -59,3 +61,56 @@ class Flip:
 
     def snapshot(self):
         return (self.start, self.count, frozenset(self.seen), self.dealer)
+
+
+HEARD_AFTER_MATCH = ("claim", "accuse")  # after the match ends, only these are still heard
+
+
+def claimant_side(book, named_side, over, words):
+    """T9, N11: the side that takes a claim's penalty, or None for a claim heard after the match
+    without effect ("After the match ends"). ``named_side``: the side of the seat the claim names,
+    or None; ``words``: the engine's refusals, keys ``none``, ``named``, ``both`` and, where the
+    engine says it apart, ``settled``.
+
+    >>> from assistant.renege import RenegeBook
+    >>> book = RenegeBook(side_of=(0, 1)); book.start_hand(1)
+    >>> book.failed(seat=1, suit=2, trick=1); _ = book.shown(seat=1, card=17, suit=2, trick=2)
+    >>> claimant_side(book, None, False, {}), claimant_side(book, 1, True, {})
+    (0, None)
+    """
+    sides = [s for s in (0, 1) if book.claimable(s)]
+    if over and (not sides or (named_side is not None and named_side not in sides)):
+        return None
+    if book.settled and "settled" in words:
+        raise Refused("settled", words["settled"])
+    if named_side is not None:
+        if named_side not in sides:
+            raise Refused("no-renege", words["named"])
+        return named_side
+    if len(sides) == 1:
+        return sides[0]
+    if sides:
+        raise Refused("say-claimant", words["both"])
+    raise Refused("no-renege", words["none"])
+
+
+def claim_actions(book, side_of, over):
+    """The claims :func:`claimant_side` accepts, as actions, with and without a seat."""
+    sides = [s for s in (0, 1) if book.claimable(s)]
+    seats = range(len(side_of))
+    if over:  # heard, with or without effect
+        return ([Action("claim")] if len(sides) < 2 else []) + [Action("claim", seat=t) for t in seats]
+    return (([Action("claim")] if len(sides) == 1 else [])
+            + [Action("claim", seat=t) for t in seats if side_of[t] in sides])
+
+
+def settle_accusation(book, accused, accuser_side, hand_open, before_final):
+    """T9, N11: what an accusation does. "proven": a renege by the accused in this hand is proven
+    and unsettled, the penalty is due now; "pending": recorded, settled as the hand goes on;
+    None: no effect (the hand is over or already settled, and nothing is proven)."""
+    if not book.settled and book.proven_against(accused):
+        return "proven"
+    if hand_open:
+        book.accuse(accuser_side, accused, before_final)
+        return "pending"
+    return None

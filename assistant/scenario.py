@@ -14,16 +14,13 @@ fault is in its words or in the rules.
 from dataclasses import dataclass, field
 
 from .cards import CardError, card_name, parse_card, parse_suit, SUITS
+from .game import Action  # noqa: F401  (the format's actions; imported from here by many)
+from .towers import OPTIONS as TOWERS_OPTIONS
+from .twentynine import OPTIONS as TWENTY_NINE_OPTIONS
 
 GAMES = {"towers": 2, "twenty-nine": 4}
-OPTIONS = {
-    "trick_trumps": ("whole", "after-call"),
-    "pair": ("off", "on"),
-    "double": ("off", "on"),
-    "scoring": ("seed", "pagat"),
-    "two_point_bid": ("20", "21"),
-}
-GAME_OPTIONS = {"towers": {}, "twenty-nine": OPTIONS}
+OPTIONS = TWENTY_NINE_OPTIONS  # the rules own their options; the format names them
+GAME_OPTIONS = {"towers": TOWERS_OPTIONS, "twenty-nine": TWENTY_NINE_OPTIONS}
 
 # keyword -> (games it belongs to, argument shape)
 #   "" no argument, "card" one card, "cards" one or more cards, "seat?" optional seat,
@@ -59,19 +56,6 @@ class ScenarioError(ValueError):
         super().__init__(f"line {line}: {message}")
         self.line = line
         self.message = message
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One game action. ``seat`` is a 0-based seat index, or None for 'whoever is to act'."""
-    kind: str
-    seat: int | None = None
-    cards: tuple = ()
-    value: int | None = None  # a bid, or a suit index for ``name``
-
-    @property
-    def card(self):
-        return self.cards[0]
 
 
 def seat_index(token, seats):

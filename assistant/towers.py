@@ -14,11 +14,11 @@ Public attributes the table and the bots read:
 from .cards import (SUIT_SYMBOLS, SUIT_NAMES, SUITS, TOWERS_PACK, card_name, effective_suit,
                     left_bower, right_bower)
 from .renege import RenegeBook
-from .game import HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
-from .rules import Flip
-from .scenario import Action
+from .game import Action, HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
+from .rules import HEARD_AFTER_MATCH, Flip, claim_actions, claimant_side, settle_accusation
 
 TOWERS_TO_WIN = 5
+OPTIONS = {}  # towers has no house rules yet
 NO, MAYBE, SURE = 0, 1, 2  # what the engine knows of a holding (``Towers.holds``)
 FIRST_HAND = 7
 
@@ -160,14 +160,9 @@ class Towers:
         if p != Phase.FLIP and p != Phase.MATCH_OVER:
             out += [Action("hand", seat=s) for s in (0, 1) if self._hand_open(s)]
         if self.hand_no:
-            out += self._claims() + [Action("accuse", seat=s) for s in (0, 1)]
+            out += claim_actions(self.book, (0, 1), p is Phase.MATCH_OVER)
+            out += [Action("accuse", seat=s) for s in (0, 1)]
         return out
-
-    def _claims(self):
-        sides = [s for s in (0, 1) if self.book.claimable(s)]
-        if self.phase is Phase.MATCH_OVER:  # heard, with or without effect
-            return ([Action("claim")] if len(sides) < 2 else []) + [Action("claim", seat=s) for s in (0, 1)]
-        return ([Action("claim")] if len(sides) == 1 else []) + [Action("claim", seat=s) for s in sides]
 
     def _discard_ok(self, c):
         try:
@@ -504,37 +499,22 @@ class Towers:
     def _do_claim(self, a):
         if self.hand_no == 0:
             raise Refused("no-hand", "no hand has begun: there is no renege to claim")
-        sides = [s for s in (0, 1) if self.book.claimable(s)]
-        if self.phase is Phase.MATCH_OVER and (not sides or (a.seat is not None and a.seat not in sides)):
-            return  # after the match: a claim without effect is heard and changes nothing
+        words = {"none": "there is no proven renege to claim in this hand",
+                 "both": "both players hold a proven renege: say who claims (claim SEAT)"}
         if a.seat is not None:
-            if a.seat not in sides:
-                raise Refused("no-renege", f"{self.name(a.seat)} has no proven renege by the opponent to claim "
-                              "in this hand")
-            claimant = a.seat
-        elif len(sides) == 1:
-            claimant = sides[0]
-        elif sides:
-            raise Refused("say-claimant", "both players hold a proven renege: say who claims (claim SEAT)")
-        else:
-            raise Refused("no-renege", "there is no proven renege to claim in this hand")
-        self._penalty(claimant, "claim")
+            words["named"] = f"{self.name(a.seat)} has no proven renege by the opponent to claim in this hand"
+        claimant = claimant_side(self.book, a.seat, self.phase is Phase.MATCH_OVER, words)
+        if claimant is not None:
+            self._penalty(claimant, "claim")
 
     def _do_accuse(self, a):
         if self.hand_no == 0:
             raise Refused("no-hand", "no hand has begun: there is nothing to accuse")
         accused = a.seat
-        accuser = 1 - accused
-        if self.book.settled:
-            return  # the hand was already settled by a penalty: no effect
-        if self.book.proven_against(accused):
-            self._penalty(accuser, "accusation proven")
-            return
-        if self.hand_over:
-            return  # too late, and no renege proven: no effect
         final = self.hand_size - 1
         before_final = self.done < final or (self.done == final and not self.trick)
-        self.book.accuse(accuser, accused, before_final)
+        if settle_accusation(self.book, accused, 1 - accused, not self.hand_over, before_final) == "proven":
+            self._penalty(1 - accused, "accusation proven")
 
     # -- reading the state --------------------------------------------------------------
 

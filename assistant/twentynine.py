@@ -55,10 +55,8 @@ assistant.game.Refused: the first three passed: P1 deals and must bid at least 1
 """
 from .cards import KING, QUEEN, SUIT_SYMBOLS, SUITS, card, card_name
 from .renege import RenegeBook
-from .game import HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
-from .rules import Flip
-from .scenario import Action
-from .scenario import OPTIONS
+from .game import Action, HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
+from .rules import HEARD_AFTER_MATCH, Flip, claim_actions, claimant_side, settle_accusation
 
 POINTS = (1, 0, 0, 3, 1, 2, 0, 0)   # N8, by rank index A K Q J 10 9 8 7
 POWER = (5, 3, 2, 7, 4, 6, 1, 0)    # N6: J 9 A 10 K Q 8 7
@@ -68,6 +66,15 @@ SUIT_MASK = tuple(0xFF << (8 * s) for s in range(4))
 BIT = tuple(1 << c for c in range(32))
 LOW_BID, HIGH_BID, TOTAL, GAME = 16, 29, 29, 6
 SIDE_OF = (0, 1, 0, 1)
+# The house rules (rulings, options): key -> values, the default first. The scenario format's
+# ``option`` lines and the config's [game] keys are read against this table.
+OPTIONS = {
+    "trick_trumps": ("whole", "after-call"),
+    "pair": ("off", "on"),
+    "double": ("off", "on"),
+    "scoring": ("seed", "pagat"),
+    "two_point_bid": ("20", "21"),
+}
 
 
 def suit_words(suit):
@@ -239,15 +246,9 @@ class TwentyNine:
         if p != Phase.FLIP and p != Phase.MATCH_OVER:
             out += [Action("hand", seat=t) for t in range(4) if self._hand_open(t)]
         if self.hand_no:
-            out += self._claims() + [Action("accuse", seat=t) for t in range(4)]
+            out += claim_actions(self.book, SIDE_OF, p is Phase.MATCH_OVER)
+            out += [Action("accuse", seat=t) for t in range(4)]
         return out
-
-    def _claims(self):
-        sides = self.claimable_sides()
-        if self.phase is Phase.MATCH_OVER:  # heard, with or without effect
-            return ([Action("claim")] if len(sides) < 2 else []) + [Action("claim", seat=t) for t in range(4)]
-        return (([Action("claim")] if len(sides) == 1 else [])
-                + [Action("claim", seat=t) for t in range(4) if SIDE_OF[t] in sides])
 
     @staticmethod
     def _ok(check, *args):
@@ -706,22 +707,16 @@ class TwentyNine:
         claimant = self._seat(a)
         if self.hand_no == 0:
             raise Refused("no-hand", "no round has begun: there is no renege to claim")
-        sides = self.claimable_sides()
-        if self.phase is Phase.MATCH_OVER and (not sides or (claimant is not None and SIDE_OF[claimant] not in sides)):
-            return  # after the match: a claim without effect is heard and changes nothing
-        if self.book.settled:
-            raise Refused("settled", "this round's renege penalty is already settled")
+        words = {"none": "no renege by the other side has been proven this round",
+                 "both": "both sides hold a proven renege: say who claims (claim SEAT)",
+                 "settled": "this round's renege penalty is already settled"}
         if claimant is not None:
-            side = SIDE_OF[claimant]
-            if side not in sides:
-                raise Refused("no-renege", f"{self.name(claimant)} has no proven renege by the other side to claim "
+            words["named"] = (f"{self.name(claimant)} has no proven renege by the other side to claim "
                               "this round")
-        elif not sides:
-            raise Refused("no-renege", "no renege by the other side has been proven this round")
-        elif len(sides) == 2:
-            raise Refused("say-claimant", "both sides hold a proven renege: say who claims (claim SEAT)")
-        else:
-            side = sides[0]
+        side = claimant_side(self.book, None if claimant is None else SIDE_OF[claimant],
+                             self.phase is Phase.MATCH_OVER, words)
+        if side is None:
+            return  # after the match: heard, without effect
         if self.round_open:
             self._penalty(side, "claim")
         else:
@@ -731,17 +726,13 @@ class TwentyNine:
         accused = self._seat(a, required=True)
         if self.hand_no == 0:
             raise Refused("no-hand", "no round has begun: there is nothing to accuse")
-        book = self.book
         side = 1 - SIDE_OF[accused]
-        proven = not book.settled and book.proven_against(accused)
-        if self.round_open:
-            if proven:
+        before_final = self.trick_no < 7 or not self.trick
+        if settle_accusation(self.book, accused, side, self.round_open, before_final) == "proven":
+            if self.round_open:
                 self._penalty(side, "accusation proven")
-            else:
-                book.accuse(side, accused, self.trick_no < 7 or not self.trick)
-        elif proven:
-            self._replace(side, "accusation proven")
-        # after the round's end an accusation with no proven renege has no effect
+            else:  # after the round's end: replaces its result
+                self._replace(side, "accusation proven")
 
     # -- options -----------------------------------------------------------------------
 
