@@ -189,3 +189,28 @@ class MatchEnd:
     """The match is won: ``winner`` is the side (towers: the seat), ``score`` the final score."""
     winner: int
     score: tuple
+
+
+class Game:
+    """What both engines share of the interface: the typed results read from their fields.
+
+    An engine keeps ``_outcome`` (None, or the result's class then its fields: built only
+    when asked, so that scoring a hand costs no object), ``winner`` and ``score``, and
+    answers ``phase`` and ``waiting_for()``.
+    """
+    __slots__ = ()
+
+    @property
+    def outcome(self):
+        """How the last hand was scored: a HandResult, a Penalty, or None."""
+        o = self._outcome
+        return None if o is None else o[0](*o[1:])
+
+    @property
+    def match_end(self):
+        """A MatchEnd once a player or side has won, else None."""
+        return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
+
+    def _expect(self, *phases, what):
+        if self.phase not in phases:
+            raise Refused("not-now", f"{what} is not possible now: {self.waiting_for()}")

@@ -1,21 +1,29 @@
 """The towers rules engine: pure, rulings T1–T9 over seed 000.
 
 Two players, a 24-card bower pack, hands of 7 cards down to 1 within a tower,
-first to 5 towers. ``Towers.apply`` takes scenario actions and either changes
-the state or raises :class:`Refused` having changed nothing.
+first to 5 towers. It implements the game interface of :mod:`assistant.game`:
+``apply`` takes scenario actions and either changes the state or raises
+:class:`Refused` (with a code) having changed nothing; ``legal_actions()``,
+``waiting_for()``, ``outcome``, ``match_end``, ``state()``, ``copy()``. Each
+action is a check then a record (play: ``_check_play``, the record, then
+``_finish_trick`` at the end of a trick); ``legal_actions`` asks the same checks.
 
 Public attributes the table and the bots read:
-``phase`` ("flip", "upcard", "trump1", "trump2", "play", "over"), ``to_act``,
+``phase`` (a :class:`Phase`: FLIP, UP_CARD, ROUND_ONE, ROUND_TWO, PLAY, MATCH_OVER), ``to_act``,
 ``dealer``, ``hand_size``, ``hand_no``, ``up_card``, ``turned_down``, ``trump``,
 ``bidder``, ``for_two``, ``picked_up``, ``discard_open``, ``trick`` (list of
 (seat, card)), ``tricks``, ``score``, ``winner``, ``hand_over``, ``book``
-(the :class:`RenegeBook`), ``known`` (per seat: set of cards still held, or None).
+(the :class:`RenegeBook`), ``known`` (per seat: set of cards still held, or None);
+``holds(seat, suit)`` says whether the engine is sure a seat holds a suit (sure holdings).
 """
 from .cards import (SUIT_SYMBOLS, SUIT_NAMES, SUITS, TOWERS_PACK, card_name, effective_suit,
                     left_bower, right_bower)
 from .renege import RenegeBook
-from .game import Action, HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
+from .game import Action, Game, HandResult, Penalty, Phase, Refused, Waiting
 from .rules import HEARD_AFTER_MATCH, Flip, claim_actions, claimant_side, settle_accusation
+# the phases as module names: a name is faster to read than an Enum attribute
+FLIP, UP_CARD, ROUND_ONE, ROUND_TWO, PLAY, MATCH_OVER = (
+    Phase.FLIP, Phase.UP_CARD, Phase.ROUND_ONE, Phase.ROUND_TWO, Phase.PLAY, Phase.MATCH_OVER)
 
 TOWERS_TO_WIN = 5
 OPTIONS = {}  # towers has no house rules yet
@@ -51,7 +59,7 @@ def suit_words(suit):
     return f"{SUIT_NAMES[suit]} {SUIT_SYMBOLS[suit]}"
 
 
-class Towers:
+class Towers(Game):
     """The state of one towers match; see the module docstring for what it exposes."""
 
     players = 2
@@ -74,7 +82,7 @@ class Towers:
     # -- set-up of towers and hands -------------------------------------------------
 
     def _new_tower(self):
-        self.phase = Phase.FLIP
+        self.phase = FLIP
         self.flip = Flip(2)
         self.dealer = None
         self.hand_size = FIRST_HAND
@@ -110,25 +118,21 @@ class Towers:
             raise Refused("match-over", f"the match is over: {self.name(self.winner)} won")
         handler(action)
 
-    def _expect(self, *phases, what):
-        if self.phase not in phases:
-            raise Refused("not-now", f"{what} is not possible now: {self.waiting_for()}")
-
     def waiting_for(self):
         """What the table must do next: a :class:`Waiting` (plain words, and as data)."""
         p, seat = self.phase, self.to_act
-        if p == Phase.FLIP:
+        if p == FLIP:
             return Waiting("the table is flipping for the first dealer of the tower", None, ("flip",))
-        if p == Phase.UP_CARD:
+        if p == UP_CARD:
             return Waiting(f"{self.name(self.dealer)} deals {self.hand_size} each and turns the up-card",
                            None, ("upcard",))
-        if p == Phase.ROUND_ONE:
+        if p == ROUND_ONE:
             return Waiting(f"{self.name(seat)} accepts or passes the up-card", seat, ("accept", "pass"))
-        if p == Phase.ROUND_TWO:
+        if p == ROUND_TWO:
             if seat == self.dealer:
                 return Waiting(f"{self.name(seat)} names trump", seat, ("name",))
             return Waiting(f"{self.name(seat)} names trump or passes", seat, ("name", "pass"))
-        if p == Phase.PLAY:
+        if p == PLAY:
             return Waiting(f"{self.name(seat)} to play", seat, ("play",))
         return Waiting(f"the match is over: {self.name(self.winner)} won", None, ())
 
@@ -138,29 +142,29 @@ class Towers:
         """Every action the rules accept now (see :mod:`assistant.game` for flips and hands)."""
         p = self.phase
         out = []
-        if p == Phase.FLIP:
+        if p == FLIP:
             flip = self.flip
             seats = [None] + ([0, 1] if flip.start is None else [(flip.start + flip.count) % 2])
             out += [Action("flip", seat=s, cards=(c,)) for s in seats for c in PACK if c not in flip.seen]
-        elif p == Phase.UP_CARD:
+        elif p == UP_CARD:
             out += [Action("upcard", cards=(c,)) for c in PACK
                     if not any(h is not None and c in h for h in self.known)]
-        elif p == Phase.ROUND_ONE:
+        elif p == ROUND_ONE:
             out += [Action("accept"), Action("pass")]
-        elif p == Phase.ROUND_TWO:
+        elif p == ROUND_TWO:
             if self.to_act != self.dealer:
                 out.append(Action("pass"))
             out += [Action("name", value=s) for s in range(4) if s != self.turned_down]
-        elif p == Phase.PLAY:
+        elif p == PLAY:
             if self.discard_open:
                 out += [Action("discard", cards=(c,)) for c in PACK if self._discard_ok(c)]
             if not self.done and not self.trick and not self.for_two:
                 out.append(Action("for2"))
             out += [Action("play", cards=(c,)) for c in PACK if self._playable(c)]
-        if p != Phase.FLIP and p != Phase.MATCH_OVER:
+        if p != FLIP and p != MATCH_OVER:
             out += [Action("hand", seat=s) for s in (0, 1) if self._hand_open(s)]
         if self.hand_no:
-            out += claim_actions(self.book, (0, 1), p is Phase.MATCH_OVER)
+            out += claim_actions(self.book, (0, 1), p is MATCH_OVER)
             out += [Action("accuse", seat=s) for s in (0, 1)]
         return out
 
@@ -181,7 +185,7 @@ class Towers:
     def _hand_open(self, seat):
         """Whether a hand line for ``seat`` may be given now (its cards are checked apart)."""
         return (self.known[seat] is None
-                and not (self.phase is Phase.PLAY and self._has_played(seat)))
+                and not (self.phase is PLAY and self._has_played(seat)))
 
     def copy(self):
         """An independent engine in the same state."""
@@ -192,36 +196,26 @@ class Towers:
         new.known = [None if h is None else set(h) for h in self.known]
         return new
 
-    @property
-    def outcome(self):
-        """How the last hand was scored: a HandResult, a Penalty, or None (built when asked)."""
-        o = self._outcome
-        return None if o is None else o[0](*o[1:])
-
-    @property
-    def match_end(self):
-        return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
-
     def _do_flip(self, a):
-        self._expect(Phase.FLIP, what="a flip")
+        self._expect(FLIP, what="a flip")
         self.flip.check(a.seat, a.cards, TOWERS_PACK)
         self.flip.turn(a.seat, a.cards)
         if self.flip.dealer is not None:
             self.dealer = self.flip.dealer
-            self.phase = Phase.UP_CARD
+            self.phase = UP_CARD
 
     def _do_hand(self, a):
         seat, cards = a.seat, a.cards
-        if self.phase is Phase.FLIP:
+        if self.phase is FLIP:
             raise Refused("no-hand", "no hand is dealt yet: finish the flip first")
         if self.known[seat] is not None:
             raise Refused("hand-given", f"{self.name(seat)}'s hand is already known this hand")
-        if self.phase is Phase.PLAY and self._has_played(seat):
+        if self.phase is PLAY and self._has_played(seat):
             raise Refused("hand-given", f"{self.name(seat)}'s hand must be given before their first play")
         if len(cards) != self.hand_size:
             raise Refused("hand-size", f"{self.name(seat)} was dealt {self.hand_size} cards, not {len(cards)}")
         other = self.known[1 - seat] or ()
-        live = self.phase is not Phase.UP_CARD  # before the up-card the hand is the next one
+        live = self.phase is not UP_CARD  # before the up-card the hand is the next one
         seen = set()
         for c in cards:
             if c not in TOWERS_PACK:
@@ -250,7 +244,7 @@ class Towers:
         return self.done > 0 or any(s == seat for s, _ in self.trick)
 
     def _do_upcard(self, a):
-        self._expect(Phase.UP_CARD, what="turning the up-card")
+        self._expect(UP_CARD, what="turning the up-card")
         c = a.card
         if c not in TOWERS_PACK:
             raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
@@ -264,11 +258,11 @@ class Towers:
         self.last_result = None
         self._outcome = None
         self.up_card = c
-        self.phase = Phase.ROUND_ONE
+        self.phase = ROUND_ONE
         self.to_act = 1 - self.dealer
 
     def _do_accept(self, a):
-        self._expect(Phase.ROUND_ONE, what="accepting the up-card")
+        self._expect(ROUND_ONE, what="accepting the up-card")
         self.bidder = self.to_act
         self.trump = self.up_card >> 3
         self.picked_up = True
@@ -280,19 +274,19 @@ class Towers:
         self._start_play()
 
     def _do_pass(self, a):
-        self._expect(Phase.ROUND_ONE, Phase.ROUND_TWO, what="passing")
-        if self.phase is Phase.ROUND_TWO and self.to_act == self.dealer:
+        self._expect(ROUND_ONE, ROUND_TWO, what="passing")
+        if self.phase is ROUND_TWO and self.to_act == self.dealer:
             raise Refused("dealer-must-name", f"{self.name(self.dealer)} deals and must name trump "
                           f"(any suit but {suit_words(self.turned_down)})")
         if self.to_act == self.dealer:  # both passed round one: the up-card is turned down
             self.turned_down = self.up_card >> 3
-            self.phase = Phase.ROUND_TWO
+            self.phase = ROUND_TWO
         self.to_act = 1 - self.to_act
 
     def _do_name(self, a):
-        if self.phase is Phase.ROUND_ONE:
+        if self.phase is ROUND_ONE:
             raise Refused("not-now", "a suit is named only after both players pass the up-card")
-        self._expect(Phase.ROUND_TWO, what="naming trump")
+        self._expect(ROUND_TWO, what="naming trump")
         if a.value == self.turned_down:
             raise Refused("turned-down", f"{suit_words(a.value)} was turned down: name another suit")
         self.bidder = self.to_act
@@ -300,11 +294,11 @@ class Towers:
         self._start_play()
 
     def _start_play(self):
-        self.phase = Phase.PLAY
+        self.phase = PLAY
         self.to_act = 1 - self.dealer
 
     def _do_discard(self, a):
-        self._expect(Phase.PLAY, what="a discard")
+        self._expect(PLAY, what="a discard")
         c = a.card
         self._check_discard(c)
         hand = self.known[self.dealer]
@@ -326,7 +320,7 @@ class Towers:
             raise Refused("card-elsewhere", f"{card_name(c)} is not in {self.name(self.dealer)}'s hand")
 
     def _do_for2(self, a):
-        self._expect(Phase.PLAY, what="declaring for 2")
+        self._expect(PLAY, what="declaring for 2")
         if self.done or self.trick:
             raise Refused("too-late", "for 2 is declared before the first lead")
         if self.for_two:
@@ -336,8 +330,8 @@ class Towers:
     # -- play -------------------------------------------------------------------------
 
     def _do_play(self, a):
-        if self.phase is not Phase.PLAY:
-            self._expect(Phase.PLAY, what="playing a card")
+        if self.phase is not PLAY:
+            self._expect(PLAY, what="playing a card")
         seat, c = self.to_act, a.card
         failed = self._check_play(seat, c)
         # the card is accepted from here on
@@ -453,15 +447,15 @@ class Towers:
             self.dealer = bidder if taken >= majority else defender
             self.hand_size = size - 1
             self.known = [None, None]
-            self.phase = Phase.UP_CARD
+            self.phase = UP_CARD
             self.to_act = None
-        self.last_result += (self.phase is Phase.FLIP or self.phase is Phase.MATCH_OVER,)
+        self.last_result += (self.phase is FLIP or self.phase is MATCH_OVER,)
 
     def _win_towers(self, seat, count):
         self.score[seat] += count
         if self.score[seat] >= TOWERS_TO_WIN:
             self.winner = seat
-            self.phase = Phase.MATCH_OVER
+            self.phase = MATCH_OVER
             self.to_act = None
             self.dealer = None
             self.known = [None, None]
@@ -483,13 +477,13 @@ class Towers:
             if tower_ended:
                 self.score[seat] += 1
                 if self.score[seat] >= TOWERS_TO_WIN:
-                    self.winner, self.phase, self.to_act, self.dealer = seat, Phase.MATCH_OVER, None, None
+                    self.winner, self.phase, self.to_act, self.dealer = seat, MATCH_OVER, None, None
                     self.hand_size = size  # the figures of the last hand played
-                elif self.phase is Phase.MATCH_OVER:
+                elif self.phase is MATCH_OVER:
                     self._new_tower()
                 return
             self._win_towers(seat, 1)
-            if self.phase is Phase.MATCH_OVER:
+            if self.phase is MATCH_OVER:
                 self.hand_size = size
             return
         self._win_towers(seat, 1)
@@ -503,7 +497,7 @@ class Towers:
                  "both": "both players hold a proven renege: say who claims (claim SEAT)"}
         if a.seat is not None:
             words["named"] = f"{self.name(a.seat)} has no proven renege by the opponent to claim in this hand"
-        claimant = claimant_side(self.book, a.seat, self.phase is Phase.MATCH_OVER, words)
+        claimant = claimant_side(self.book, a.seat, self.phase is MATCH_OVER, words)
         if claimant is not None:
             self._penalty(claimant, "claim")
 

@@ -18,9 +18,14 @@ in the :class:`RenegeBook`, proven if the seat later shows that suit.
 Hidden information: while trump is hidden no message, exception or ``state()``
 names the face-down card or its suit.
 
+It implements the game interface of :mod:`assistant.game` (``legal_actions()``,
+``waiting_for()``, ``outcome``, ``match_end``, ``copy()``, coded refusals). A play
+is checked (``_check_play``, which ``legal_actions`` asks too), recorded
+(``_record_play``), then the trick is ended (``_end_trick``).
+
 Public attributes (read by the table and the bots; the engine alone writes them):
-``seats`` (names), ``phase`` ("flip", "bidding", "trump", "play", "end" = the
-round is over and the next auction is awaited, "over" = the match is won),
+``seats`` (names), ``phase`` (a :class:`Phase`: FLIP, AUCTION, TRUMP_CARD, PLAY,
+ROUND_OVER = the round is over and the next auction is awaited, MATCH_OVER),
 ``to_act`` (seat index or None), ``dealer`` (index or None during the flip;
 after a round ends it is already the next round's dealer), ``hand_no``
 (rounds begun), ``round_open`` (a round has begun and its play has not ended),
@@ -55,8 +60,11 @@ assistant.game.Refused: the first three passed: P1 deals and must bid at least 1
 """
 from .cards import KING, QUEEN, SUIT_SYMBOLS, SUITS, card, card_name
 from .renege import RenegeBook
-from .game import Action, HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
+from .game import Action, Game, HandResult, Penalty, Phase, Refused, Waiting
 from .rules import HEARD_AFTER_MATCH, Flip, claim_actions, claimant_side, settle_accusation
+# the phases as module names: a name is faster to read than an Enum attribute
+FLIP, AUCTION, TRUMP_CARD, PLAY, ROUND_OVER, MATCH_OVER = (
+    Phase.FLIP, Phase.AUCTION, Phase.TRUMP_CARD, Phase.PLAY, Phase.ROUND_OVER, Phase.MATCH_OVER)
 
 POINTS = (1, 0, 0, 3, 1, 2, 0, 0)   # N8, by rank index A K Q J 10 9 8 7
 POWER = (5, 3, 2, 7, 4, 6, 1, 0)    # N6: J 9 A 10 K Q 8 7
@@ -91,7 +99,7 @@ def cards_of(mask):
     return out
 
 
-class TwentyNine:
+class TwentyNine(Game):
     """One match of Twenty-Nine; see the module docstring for what it exposes."""
 
     players = 4
@@ -121,7 +129,7 @@ class TwentyNine:
         self.two_point = int(options.get("two_point_bid", "20"))
         self.flip = Flip(4)
         self.book = RenegeBook(side_of=SIDE_OF)
-        self.phase = Phase.FLIP
+        self.phase = FLIP
         self.to_act = None
         self.dealer = None
         self.hand_no = 0
@@ -183,7 +191,7 @@ class TwentyNine:
 
     def can_finish(self):
         """N10: the contract is already made, or already out of reach."""
-        if self.phase is not Phase.PLAY:
+        if self.phase is not PLAY:
             return False
         bs = SIDE_OF[self.bidder]
         return self.points[bs] >= self.target or TOTAL - self.points[1 - bs] < self.target
@@ -197,17 +205,17 @@ class TwentyNine:
     def waiting_for(self):
         """What the table must do next: a :class:`Waiting` (plain words, and as data)."""
         p, seat = self.phase, self.to_act
-        if p == Phase.FLIP:
+        if p == FLIP:
             return Waiting("the table is flipping for the first dealer", None, ("flip",))
-        if p in (Phase.AUCTION, Phase.ROUND_OVER):
+        if p in (AUCTION, ROUND_OVER):
             kinds = ("bid",) if self.high < HIGH_BID else ()
             if not (self.high == 0 and sum(self.active) == 1):
                 kinds += ("pass",)
             return Waiting(f"{self.name(seat)} to bid or pass", seat, kinds)
-        if p == Phase.TRUMP_CARD:
+        if p == TRUMP_CARD:
             kinds = ("trump",) if self.seventh else ("trump", "seventh")
             return Waiting(f"{self.name(self.bidder)} to set the trump card face down", self.bidder, kinds)
-        if p == Phase.PLAY:
+        if p == PLAY:
             return Waiting(f"{self.name(seat)} to play", seat, ("play",))
         return Waiting(f"the match is over: {self.side_name(self.winner)} won", None, ())
 
@@ -217,19 +225,19 @@ class TwentyNine:
         """Every action the rules accept now (see :mod:`assistant.game` for flips and hands)."""
         p, s = self.phase, self.to_act
         out = []
-        if p == Phase.FLIP:
+        if p == FLIP:
             flip = self.flip
             seats = [None] + (list(range(4)) if flip.start is None else [(flip.start + flip.count) % 4])
             out += [Action("flip", seat=t, cards=(c,)) for t in seats for c in range(32) if c not in flip.seen]
-        elif p in (Phase.AUCTION, Phase.ROUND_OVER):
+        elif p in (AUCTION, ROUND_OVER):
             out += [Action("bid", value=n) for n in range(max(self.high + 1, LOW_BID), HIGH_BID + 1)]
             if not (self.high == 0 and sum(self.active) == 1):
                 out.append(Action("pass"))
-        elif p == Phase.TRUMP_CARD:
+        elif p == TRUMP_CARD:
             if not self.seventh:
                 out.append(Action("seventh"))
             out += [Action("trump", cards=(c,)) for c in range(32) if self._ok(self._check_trump, s, c)]
-        elif p == Phase.PLAY:
+        elif p == PLAY:
             if not self.revealed and self.trick and not self.known[s] & SUIT_MASK[self.trick[0][1] >> 3]:
                 out.append(Action("call"))
             out += [Action("play", cards=(c,)) for c in range(32) if self._ok(self._check_play, s, c)]
@@ -243,10 +251,10 @@ class TwentyNine:
                 if self._ok(self._check_pair, s):
                     out.append(Action("pair"))
                 out += [Action("pair", seat=t) for t in range(4) if self._ok(self._check_pair, t)]
-        if p != Phase.FLIP and p != Phase.MATCH_OVER:
+        if p != FLIP and p != MATCH_OVER:
             out += [Action("hand", seat=t) for t in range(4) if self._hand_open(t)]
         if self.hand_no:
-            out += claim_actions(self.book, SIDE_OF, p is Phase.MATCH_OVER)
+            out += claim_actions(self.book, SIDE_OF, p is MATCH_OVER)
             out += [Action("accuse", seat=t) for t in range(4)]
         return out
 
@@ -272,20 +280,6 @@ class TwentyNine:
             setattr(new, name, list(v) if type(v) is list else v)
         new.flip, new.book = self.flip.copy(), self.book.copy()
         return new
-
-    @property
-    def outcome(self):
-        """How the last hand was scored: a HandResult, a Penalty, or None (built when asked)."""
-        o = self._outcome
-        return None if o is None else o[0](*o[1:])
-
-    @property
-    def match_end(self):
-        return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
-
-    def _expect(self, *phases, what):
-        if self.phase not in phases:
-            raise Refused("not-now", f"{what} is not possible now: {self.waiting_for()}")
 
     def _seat(self, a, required=False):
         s = a.seat
@@ -335,7 +329,7 @@ class TwentyNine:
         handler(self, action)
 
     def _do_flip(self, a):
-        if self.phase is not Phase.FLIP:
+        if self.phase is not FLIP:
             raise Refused("flip-over", "the flip is over: the first dealer was found (the deal then passes on)")
         seat = self._seat(a)
         cards = a.cards
@@ -345,13 +339,13 @@ class TwentyNine:
         self.flip.turn(seat, cards)
         if self.flip.dealer is not None:
             self.dealer = self.flip.dealer
-            self.phase = Phase.AUCTION
+            self.phase = AUCTION
             self.to_act = (self.dealer + 1) % 4
 
     # -- N3 the auction ----------------------------------------------------------------
 
     def _do_bid(self, a):
-        self._expect(Phase.AUCTION, Phase.ROUND_OVER, what="a bid")
+        self._expect(AUCTION, ROUND_OVER, what="a bid")
         s = self._actor(a)
         n = a.value
         if type(n) is not int or not LOW_BID <= n <= HIGH_BID:
@@ -365,7 +359,7 @@ class TwentyNine:
         self._next_bidder(s)
 
     def _do_pass(self, a):
-        self._expect(Phase.AUCTION, Phase.ROUND_OVER, what="a pass")
+        self._expect(AUCTION, ROUND_OVER, what="a pass")
         s = self._actor(a)
         if self.high == 0 and sum(self.active) == 1:
             raise Refused("dealer-must-bid", f"the first three passed: {self.name(s)} deals and must bid at least {LOW_BID}")
@@ -378,7 +372,7 @@ class TwentyNine:
         active = self.active
         if self.high and sum(active) == 1:
             self.bid = self.target = self.high
-            self.phase = Phase.TRUMP_CARD
+            self.phase = TRUMP_CARD
             self.to_act = self.bidder
             return
         s = (s + 1) % 4
@@ -392,7 +386,7 @@ class TwentyNine:
         self.hand_no += 1
         self.book.start_hand(self.hand_no)
         self.round_open = True
-        self.phase = Phase.AUCTION
+        self.phase = AUCTION
         self.result = None
         self._outcome = None
         self.known = self.next_known
@@ -403,14 +397,14 @@ class TwentyNine:
     # -- N4 the trump card -------------------------------------------------------------
 
     def _do_seventh(self, a):
-        self._expect(Phase.TRUMP_CARD, what="calling the seventh card")
+        self._expect(TRUMP_CARD, what="calling the seventh card")
         self._actor(a)
         if self.seventh:
             raise Refused("already", f"{self.name(self.bidder)} already called the seventh card")
         self.seventh = True
 
     def _do_trump(self, a):
-        self._expect(Phase.TRUMP_CARD, what="setting the trump card")
+        self._expect(TRUMP_CARD, what="setting the trump card")
         s = self._actor(a)
         c = self._one_card(a)
         self._check_trump(s, c)
@@ -419,7 +413,7 @@ class TwentyNine:
         self.trump_set = True
         self.known[s] &= ~bit
         self.left[s] = 7
-        self.phase = Phase.PLAY
+        self.phase = PLAY
         self.to_act = (self.dealer + 1) % 4
 
     def _check_trump(self, s, c):
@@ -433,7 +427,7 @@ class TwentyNine:
     # -- hands -------------------------------------------------------------------------
 
     def _do_hand(self, a):
-        if self.phase is Phase.FLIP:
+        if self.phase is FLIP:
             raise Refused("no-hand", "no hand is dealt yet: finish the flip first")
         s = self._seat(a, required=True)
         cards = a.cards
@@ -482,7 +476,7 @@ class TwentyNine:
     # -- N5 play -----------------------------------------------------------------------
 
     def _do_call(self, a):
-        self._expect(Phase.PLAY, what="a call for trump")
+        self._expect(PLAY, what="a call for trump")
         s = self._actor(a)
         if self.revealed:
             raise Refused("cannot-call", "trump is already revealed")
@@ -504,8 +498,8 @@ class TwentyNine:
         self.left[self.bidder] += 1
 
     def _do_play(self, a):
-        if self.phase is not Phase.PLAY:
-            self._expect(Phase.PLAY, what="a play")
+        if self.phase is not PLAY:
+            self._expect(PLAY, what="a play")
         s = self._actor(a)
         cards = a.cards
         if len(cards) != 1 or type(cards[0]) is not int or not 0 <= cards[0] < 32:
@@ -623,7 +617,7 @@ class TwentyNine:
     # -- N9 N10 scoring ----------------------------------------------------------------
 
     def _do_finish(self, a):
-        self._expect(Phase.PLAY, what="finishing the round")
+        self._expect(PLAY, what="finishing the round")
         if not self.can_finish():
             bs = SIDE_OF[self.bidder]
             raise Refused("contract-open", f"the contract is still open: {self.side_name(bs)} has {self.points[bs]} "
@@ -681,7 +675,7 @@ class TwentyNine:
         self.caller = None
         self.dealer = (self.dealer + 1) % 4  # N2: the deal passes to the right
         self._reset_auction()
-        self.phase = Phase.ROUND_OVER
+        self.phase = ROUND_OVER
         self._check_winner()
 
     def _check_winner(self):
@@ -694,11 +688,11 @@ class TwentyNine:
                 win = 1 - side
         self.winner = win
         if win is not None:
-            self.phase = Phase.MATCH_OVER
+            self.phase = MATCH_OVER
             self.to_act = None
         else:
-            if self.phase is Phase.MATCH_OVER:
-                self.phase = Phase.ROUND_OVER
+            if self.phase is MATCH_OVER:
+                self.phase = ROUND_OVER
             self.to_act = (self.dealer + 1) % 4
 
     # -- N11 reneges -------------------------------------------------------------------
@@ -714,7 +708,7 @@ class TwentyNine:
             words["named"] = (f"{self.name(claimant)} has no proven renege by the other side to claim "
                               "this round")
         side = claimant_side(self.book, None if claimant is None else SIDE_OF[claimant],
-                             self.phase is Phase.MATCH_OVER, words)
+                             self.phase is MATCH_OVER, words)
         if side is None:
             return  # after the match: heard, without effect
         if self.round_open:
@@ -737,7 +731,7 @@ class TwentyNine:
     # -- options -----------------------------------------------------------------------
 
     def _before_first_lead(self, what):
-        if self.phase is not Phase.PLAY or self.trick_no or self.trick:
+        if self.phase is not PLAY or self.trick_no or self.trick:
             raise Refused("too-late", f"{what} only after trump is set and before the first lead")
 
     def _do_double(self, a):
@@ -791,7 +785,7 @@ class TwentyNine:
     def _check_pair(self, s):
         if not self.pair_on:
             raise Refused("option-off", "the pair is not played here (option pair=on)")
-        self._expect(Phase.PLAY, what="declaring the pair")
+        self._expect(PLAY, what="declaring the pair")
         if not self.revealed:
             raise Refused("not-now", "the pair is declared only once trump is revealed")
         if self.pair_seat is not None:
