@@ -227,7 +227,8 @@ def test_a_card_tapped_on_the_pty_is_journaled(start):
     d = start()
     assert d.tap(3, "9H") == ["flip 9H"]
     assert d.tap(3, "QD") == ["flip QD"]
-    assert "action: flip QD" in d.log()
+    # the journal is written first, the log line after it: wait for the line, do not race it
+    wait_for(lambda: "action: flip QD" in d.log(), "the log line of the journaled flip")
 
 
 def test_garbage_on_the_serial_line_does_not_kill_the_daemon(start):
