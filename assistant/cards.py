@@ -105,8 +105,11 @@ TWENTY_NINE_PACK = frozenset(range(32))
 BLACK_JACKS = frozenset((card(SPADES, JACK), card(CLUBS, JACK)))
 
 
+PACKS = {"towers": TOWERS_PACK, "twenty-nine": TWENTY_NINE_PACK}
+
+
 def pack_for(game):
-    return TOWERS_PACK if game == "towers" else TWENTY_NINE_PACK
+    return PACKS[game]
 
 
 def left_bower(trump):

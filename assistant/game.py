@@ -13,6 +13,10 @@ questions and never "which game is this?":
     each of its cards would be, in turn), and a ``hand`` line (every card dealt to a
     seat) is listed by seat only, as ``Action("hand", seat=s)`` with no cards: a hand
     line for that seat is possible now, and the engine checks the cards.
+    The list follows everything the engine knows, hidden information included (a
+    face-down trump card, a towers discard, scanned hands: such a card is missing from
+    the plays). Show the table its kinds and its non-card choices (bids, suits, seats,
+    accept or pass); never a list of its cards.
 ``waiting_for()``
     A :class:`Waiting`: plain words for what the table must do next, that also carry
     the same as data (who acts, which action kinds are awaited).
@@ -21,6 +25,8 @@ questions and never "which game is this?":
     keeps its words.
 ``seats``, ``state()`` (the replay JSON), ``snapshot()`` (hashable, for comparisons),
 ``copy()`` (an independent engine in the same state).
+``hand_open``
+    A hand (towers) or round (Twenty-Nine) has begun and its play has not ended.
 ``outcome``
     How the last hand or round was scored: a :class:`HandResult` by its own play, or a
     :class:`Penalty` (a claim or an accusation, which replaces that result); None while a

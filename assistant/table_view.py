@@ -24,7 +24,7 @@ def desk(game):
 
 def hand_open(engine):
     """A hand (round) has begun and its play has not ended."""
-    return not engine.hand_over if hasattr(engine, "hand_over") else engine.round_open
+    return engine.hand_open
 
 
 def side_name(match, side):

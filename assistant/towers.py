@@ -162,7 +162,7 @@ class Towers(Game):
                 out.append(Action("for2"))
             out += [Action("play", cards=(c,)) for c in PACK if self._playable(c)]
         if p != FLIP and p != MATCH_OVER:
-            out += [Action("hand", seat=s) for s in (0, 1) if self._hand_open(s)]
+            out += [Action("hand", seat=s) for s in (0, 1) if self._hand_line_open(s)]
         if self.hand_no:
             out += claim_actions(self.book, (0, 1), p is MATCH_OVER)
             out += [Action("accuse", seat=s) for s in (0, 1)]
@@ -182,10 +182,15 @@ class Towers(Game):
             return False
         return True
 
-    def _hand_open(self, seat):
+    def _hand_line_open(self, seat):
         """Whether a hand line for ``seat`` may be given now (its cards are checked apart)."""
         return (self.known[seat] is None
                 and not (self.phase is PLAY and self._has_played(seat)))
+
+    @property
+    def hand_open(self):
+        """A hand has begun (its up-card is turned) and its play has not ended."""
+        return not self.hand_over
 
     def copy(self):
         """An independent engine in the same state."""

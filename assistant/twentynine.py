@@ -252,7 +252,7 @@ class TwentyNine(Game):
                     out.append(Action("pair"))
                 out += [Action("pair", seat=t) for t in range(4) if self._ok(self._check_pair, t)]
         if p != FLIP and p != MATCH_OVER:
-            out += [Action("hand", seat=t) for t in range(4) if self._hand_open(t)]
+            out += [Action("hand", seat=t) for t in range(4) if self._hand_line_open(t)]
         if self.hand_no:
             out += claim_actions(self.book, SIDE_OF, p is MATCH_OVER)
             out += [Action("accuse", seat=t) for t in range(4)]
@@ -266,11 +266,16 @@ class TwentyNine(Game):
             return False
         return True
 
-    def _hand_open(self, seat):
+    def _hand_line_open(self, seat):
         """Whether a hand line for ``seat`` may be given now (its cards are checked apart)."""
         if not self.round_open:
             return not self.next_given[seat]
         return not self.given[seat] and not self.plays[seat]
+
+    @property
+    def hand_open(self):
+        """A round has begun (its first bid or pass) and its play has not ended."""
+        return self.round_open
 
     def copy(self):
         """An independent engine in the same state."""

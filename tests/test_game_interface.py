@@ -177,6 +177,7 @@ class GameMachine(RuleBasedStateMachine):
             assert w.seat == (e.to_act if e.phase != Phase.TRUMP_CARD else e.bidder)
         assert (e.phase == Phase.MATCH_OVER) == (e.match_end is not None)
         assert e.outcome is None or isinstance(e.outcome, (HandResult, Penalty))
+        assert e.outcome is None or not e.hand_open  # a scored hand is over (T6, N9, T9, N11)
 
 
 class TowersMachine(GameMachine):
