@@ -1,6 +1,6 @@
 """What both rules engines share, written once: the black-jack flip (rulings T1, N2), choosing
 the claimant of a renege penalty and settling an accusation (T9, N11), and what is still heard
-after the match ends (rulings, settled since). The refusal is :class:`assistant.game.Refused`,
+after the match ends (S1). The refusal is :class:`assistant.game.Refused`,
 imported here for the modules that import it from here."""
 from .cards import BLACK_JACKS, card_name
 from .game import Action, Refused
@@ -68,7 +68,7 @@ HEARD_AFTER_MATCH = ("claim", "accuse")  # after the match ends, only these are 
 
 def claimant_side(book, named_side, over, words):
     """T9, N11: the side that takes a claim's penalty, or None for a claim heard after the match
-    without effect ("After the match ends"). ``named_side``: the side of the seat the claim names,
+    without effect (S2). ``named_side``: the side of the seat the claim names,
     or None; ``words``: the engine's refusals, keys ``none``, ``named``, ``both`` and, where the
     engine says it apart, ``settled``.
 

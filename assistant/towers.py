@@ -362,7 +362,7 @@ class Towers(Game):
     def holds(self, seat, suit):
         """Whether ``seat`` holds a card of effective ``suit``: SURE, NO or MAYBE.
 
-        Sure holdings (rulings, settled since): a known hand, or the up-card the dealer
+        Sure holdings (S1): a known hand, or the up-card the dealer
         picked up once the discard was recorded as another card, until it is played.
         With an unrecorded discard one card of the dealer's known hand is in doubt."""
         trump = self.trump

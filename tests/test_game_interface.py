@@ -3,7 +3,7 @@
 - "An action is accepted if and only if it is in legal_actions()", for every action kind
   of the scenario format, on random states of random bot matches (with reneges, claims,
   accusations, known hands and every Twenty-Nine option) and after the match ends
-  (rulings: "After the match ends").
+  (S2).
 - A hypothesis RuleBasedStateMachine per game drives the engine through legal_actions()
   and through chosen illegal actions, so a failure shrinks to a short action list.
 - waiting_for() agrees with legal_actions(); refusals carry a documented code; the typed
@@ -105,14 +105,14 @@ twentynine_bots = st.builds(TwentyNineBot, seed=st.integers(0, 2**32), renege_ra
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(towers_bots)
 def test_towers_accepts_exactly_the_legal_actions(bot):
-    """T1-T9 and the settled rulings: apply accepts an action iff legal_actions lists it."""
+    """T1-T9 and S1-S4: apply accepts an action iff legal_actions lists it."""
     drive(Towers(), bot, every=3)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(twentynine_bots, st.sampled_from(COMBOS))
 def test_twentynine_accepts_exactly_the_legal_actions(bot, opts):
-    """N1-N11, the options and the settled rulings: accepted iff listed."""
+    """N1-N11, the options and S1-S4: accepted iff listed."""
     drive(TwentyNine(options=opts), bot, every=4)
 
 
