@@ -1,6 +1,6 @@
 """What both rules engines share, written once: the black-jack flip (rulings T1, N2), choosing
 the claimant of a renege penalty and settling an accusation (T9, N11), and what is still heard
-after the match ends (S1). The refusal is :class:`assistant.game.Refused`,
+after the match ends (S2). The refusal is :class:`assistant.game.Refused`,
 imported here for the modules that import it from here."""
 from .cards import BLACK_JACKS, card_name
 from .game import Action, Refused
