@@ -217,6 +217,13 @@ class Game:
         """A MatchEnd once a player or side has won, else None."""
         return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
 
+    def _settle(self, side, why, value, replaces):
+        """A renege penalty (T9, N11) settles this hand: no other claim or accusation about it
+        has effect, and the penalty is the hand's outcome (``replaces``: its own result was
+        scored and this takes its place)."""
+        self.book.settled = True
+        self._outcome = (Penalty, self.hand_no, side, why, value, replaces)
+
     def _expect(self, *phases, what):
         if self.phase not in phases:
             raise Refused("not-now", f"{what} is not possible now: {self.waiting_for()}")

@@ -19,7 +19,7 @@ Public attributes the table and the bots read:
 from .cards import (SUIT_SYMBOLS, SUIT_NAMES, SUITS, TOWERS_PACK, card_name, effective_suit,
                     left_bower, right_bower)
 from .renege import RenegeBook
-from .game import Action, Game, HandResult, Penalty, Phase, Refused, Waiting
+from .game import Action, Game, HandResult, Phase, Refused, Waiting
 from .rules import HEARD_AFTER_MATCH, Flip, claim_actions, claimant_side, settle_accusation
 # the phases as module names: a name is faster to read than an Enum attribute
 FLIP, UP_CARD, ROUND_ONE, ROUND_TWO, PLAY, MATCH_OVER = (
@@ -471,10 +471,9 @@ class Towers(Game):
         """A claim or a settled accusation: ``seat`` wins one tower and the tower ends (T9).
 
         After the hand's own result was scored, the penalty replaces it."""
-        self.book.settled = True
         self.hand_over = True
         result, self.last_result = self.last_result, None
-        self._outcome = (Penalty, self.hand_no, seat, why, 1, replaces or result is not None)
+        self._settle(seat, why, 1, replaces or result is not None)
         if result is not None:
             score, dealer, size, tower_ended = result
             self.score = list(score)

@@ -60,7 +60,7 @@ assistant.game.Refused: the first three passed: P1 deals and must bid at least 1
 """
 from .cards import KING, QUEEN, SUIT_SYMBOLS, SUITS, card, card_name
 from .renege import RenegeBook
-from .game import Action, Game, HandResult, Penalty, Phase, Refused, Waiting
+from .game import Action, Game, HandResult, Phase, Refused, Waiting
 from .rules import HEARD_AFTER_MATCH, Flip, claim_actions, claimant_side, settle_accusation
 # the phases as module names: a name is faster to read than an Enum attribute
 FLIP, AUCTION, TRUMP_CARD, PLAY, ROUND_OVER, MATCH_OVER = (
@@ -651,28 +651,26 @@ class TwentyNine(Game):
         if acc is not None:
             self.score = list(self.pre_score)
             self._award(SIDE_OF[acc.accused], value)
-            self.book.settled = True
             self.result = "false accusation"
-            self._outcome = (Penalty, self.hand_no, SIDE_OF[acc.accused], "false accusation", value, True)
+            self._settle(SIDE_OF[acc.accused], "false accusation", value, True)
         self._close_round()
 
-    def _penalty(self, side, how):
-        """A renege penalty ends the round now: the aggrieved side scores the round value."""
-        self.pre_score = tuple(self.score)
-        self._award(side, self.round_value())
-        self.book.settled = True
+    def _penalty(self, side, how, replaces=False):
+        """A renege penalty (N11): the aggrieved side scores the round value. During the round it
+        ends the round now; once the round's own result was scored (``replaces``), it takes that
+        result's place (N11, T9)."""
+        value = self.round_value()
+        if replaces:
+            self.score = list(self.pre_score)
+        else:
+            self.pre_score = tuple(self.score)
+        self._award(side, value)
         self.result = how
-        self._outcome = (Penalty, self.hand_no, side, how, self.round_value(), False)
-        self._close_round()
-
-    def _replace(self, side, how):
-        """A penalty after the round ended replaces its own result (N11, T9)."""
-        self.score = list(self.pre_score)
-        self._award(side, self.round_value())
-        self.book.settled = True
-        self.result = how
-        self._outcome = (Penalty, self.hand_no, side, how, self.round_value(), True)
-        self._check_winner()
+        self._settle(side, how, value, replaces)
+        if replaces:
+            self._check_winner()
+        else:
+            self._close_round()
 
     def _close_round(self):
         self.round_open = False
@@ -719,7 +717,7 @@ class TwentyNine(Game):
         if self.round_open:
             self._penalty(side, "claim")
         else:
-            self._replace(side, "claim")
+            self._penalty(side, "claim", replaces=True)
 
     def _do_accuse(self, a):
         accused = self._seat(a, required=True)
@@ -731,7 +729,7 @@ class TwentyNine(Game):
             if self.round_open:
                 self._penalty(side, "accusation proven")
             else:  # after the round's end: replaces its result
-                self._replace(side, "accusation proven")
+                self._penalty(side, "accusation proven", replaces=True)
 
     # -- options -----------------------------------------------------------------------
 
