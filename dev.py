@@ -61,6 +61,18 @@ def ensure_node():
     stamp.write_text(want)
 
 
+def ensure_browser():
+    """Debian's chromium and chromium-driver for the web page's browser tests (issue 13)."""
+    if shutil.which("chromium") and shutil.which("chromedriver"):
+        return
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        sys.exit("The browser tests need chromium and chromium-driver "
+                 "(sudo apt-get install chromium chromium-driver).")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    sh("apt-get", "update", "-qq", env=env)
+    sh("apt-get", "install", "-y", "-qq", "chromium", "chromium-driver", env=env)
+
+
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else "run"
     rest = argv[2:]
@@ -72,6 +84,7 @@ def main(argv):
     elif cmd == "test":
         ensure_venv("test")
         ensure_node()
+        ensure_browser()
         os.execv(BIN / "python", [str(BIN / "python"), "-m", "pytest", *rest])
     elif cmd == "bench":
         ensure_venv(None)

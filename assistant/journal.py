@@ -225,13 +225,16 @@ class Journal:
             pass  # the journal itself is what counts; without a record a loss is not detected
 
     # --- writing
-    def _write(self, sql, args):
+    def _write(self, sql, args, also=None):
         if self.readonly:
             raise JournalError(_plain(sqlite3.OperationalError("readonly"), self.path))
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                return self.db.execute(sql, args)
+                cur = self.db.execute(sql, args)
+                if also is not None:
+                    self.db.execute(*also)
+                return cur
         except sqlite3.Error as e:
             raise JournalError(_plain(e, self.path)) from None
 
@@ -246,8 +249,11 @@ class Journal:
         """Store one accepted action of the current match; raises JournalError if it cannot."""
         seats = seats or self._seats
         line = format_action(action, seats)
+        # the time of the match's latest action, in the same transaction: when a match finished
+        # (the web page's history); a journal salvaged after damage keeps the actions, not this
         self._write("INSERT INTO actions (match, seq, line) VALUES (?, ?, ?)",
-                    (self.match_id, self._seq + 1, line))
+                    (self.match_id, self._seq + 1, line),
+                    ("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"last:{self.match_id}", repr(time.time()))))
         self._seq += 1
         self._total += 1
         self._note(self.match_id, self._seq + self._aside)

@@ -55,6 +55,14 @@ class MatchRecord:
     reneges: list = field(default_factory=list)  # {"seat", "hand", "trick"} as replay gives them
     actions: int = 0                             # actions in effect
     problem: str | None = None                   # a journal tail that could not be read
+    finished: float | None = None                # when a finished match's last action was kept
+
+    @property
+    def minutes(self):
+        """How long a finished match lasted, from its start to its last action; None if unknown."""
+        if self.finished is None or self.state != FINISHED:
+            return None
+        return max(0.0, (self.finished - self.started) / 60)
 
     @property
     def towers(self):
@@ -132,7 +140,7 @@ def hand_words(rec, h):
 
 def _blank(game):
     figures = dict(played=0, won=0, abandoned=0, hands=0, scored=0, reneges=0, claims_won=0,
-                   accusations_true=0, accusations_false=0)
+                   accusations_true=0, accusations_false=0, minutes=0.0, timed=0)
     if game == "towers":
         figures.update(for2_declared=0, for2_made=0)
     else:
@@ -142,8 +150,8 @@ def _blank(game):
 
 def standings(records):
     """Per game: ``{"players": {name: figures}, "partnerships": {name: figures}}``, figures as
-    :func:`_blank` lists them, plus ``average_hands`` (hands per finished match) and
-    ``win_rate``. ``scored`` is towers won (towers) or rounds won (Twenty-Nine)."""
+    :func:`_blank` lists them, plus ``average_hands`` (hands per finished match),
+    ``average_minutes`` (start to last action, where the journal kept the time) and ``win_rate``. ``scored`` is towers won (towers) or rounds won (Twenty-Nine)."""
     out = {}
     for rec in records:
         game = out.setdefault(rec.game, {"players": {}, "partnerships": {}})
@@ -157,6 +165,8 @@ def standings(records):
         for table in game.values():
             for f in table.values():
                 f["average_hands"] = round(f["hands"] / f["played"], 1) if f["played"] else None
+                f["average_minutes"] = round(f.pop("minutes") / f["timed"], 1) if f["timed"] else None
+                del f["timed"]
                 f["win_rate"] = round(f["won"] / f["played"], 3) if f["played"] else None
     return out
 
@@ -170,6 +180,9 @@ def _add(f, rec, side, mine):
         f["played"] += 1
         f["won"] += rec.winner_side == side
         f["hands"] += len(rec.hands)
+        if rec.minutes is not None:
+            f["minutes"] += rec.minutes
+            f["timed"] += 1
     if rec.state != FINISHED:
         return  # abandoned: kept and shown, never counted as played, won or lost; in play: not yet
     seat_side = {name: s for s, names in enumerate(rec.sides()) for name in names}

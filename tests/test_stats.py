@@ -87,6 +87,13 @@ def test_accusations_and_claims_count_for_the_side(tmp_path):
     assert n["partnerships"]["P2 + P4"]["scored"] == 1
 
 
+def test_average_minutes_from_start_to_the_last_action(tmp_path):
+    write_journal(tmp_path, MATCHES[:2])
+    recs = [dataclasses.replace(r, started=1000.0, finished=1000.0 + 60 * m)
+            for r, m in zip(History(tmp_path).records(), (30, 50))]
+    assert standings(recs)["towers"]["players"]["P1"]["average_minutes"] == 40.0
+
+
 def test_wins_over_time(tmp_path):
     write_journal(tmp_path)
     w = wins_over_time(History(tmp_path).records())

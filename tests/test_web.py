@@ -42,6 +42,9 @@ def test_api_matches_score_and_winner_exactly_as_replay_json(site):
     got = json.loads(text)
     assert status == 200 and [m["state"] for m in got] == [
         "finished", "finished", "abandoned", "finished", "finished", "in play"]
+    for m in got:  # the journal keeps the time of each match's latest action: when it finished
+        assert (m["finished"] is not None) == (m["state"] == "finished")
+        assert m["finished"] is None or m["finished"] >= m["started"]
     for m, name in zip(got, MATCHES):
         state = replay_lines((SCN / name).read_text(encoding="utf-8").splitlines()).state()
         assert (m["score"], m["winner"], m["seats"], m["game"]) == (

@@ -43,6 +43,7 @@ class History:
             db = self._db()
             matches = db.execute("SELECT id, game, seats, options, started FROM matches ORDER BY id").fetchall()
             counts = dict(db.execute("SELECT match, count(*) FROM actions GROUP BY match"))
+            last = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'last:%'"))
         except JournalError:
             return []
         except Exception:
@@ -62,7 +63,9 @@ class History:
                 except Exception:  # a row the daemon will set aside at its next start
                     continue
                 cached = self._cache[mid] = (rows, is_latest, rec)
-            out.append(cached[2])
+            rec = cached[2]
+            rec.finished = _time(last.get(f"last:{mid}")) if rec.state == "finished" else None
+            out.append(rec)
         return out
 
     def scenario_lines(self, mid):
@@ -82,3 +85,11 @@ class History:
         if self._journal is not None:
             self._journal.close()
             self._journal = None
+
+
+def _time(value):
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        return None
+    return t if t > 0 else None

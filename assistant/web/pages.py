@@ -26,8 +26,9 @@ def when(t):
 
 
 def score_words(rec):
-    names = [rec.side_name(s) for s in (0, 1)]
-    return " – ".join(f"{escape(n)} {v}" for n, v in zip(names, rec.score))
+    """``Ann 3 – 5 Bob``: each side's score beside its name."""
+    a, b = (escape(rec.side_name(s)) for s in (0, 1))
+    return f"{a} {rec.score[0]} – {rec.score[1]} {b}"
 
 
 def state_cell(rec):
@@ -92,7 +93,9 @@ def match_page(rec):
                     'then it would show the cards still hidden at the table.</p>')
     else:
         download = f'<p><a href="/api/matches/{rec.id}/scenario" download>Download the scenario file</a> (the bug report)</p>'
-    body = (f"<h1>{escape(head)}</h1><p>{state_cell(rec)} · started {when(rec.started)} · {escape(', '.join(rec.seats))}</p>"
+    ended = f" · finished {when(rec.finished)}" if rec.finished else ""
+    body = (f"<h1>{escape(head)}</h1><p>{state_cell(rec)} · started {when(rec.started)}{ended} · "
+            f"{escape(', '.join(rec.seats))}</p>"
             f'<p class="score">{score_words(rec)}</p>'
             + (f"<p>Winner: {escape(' and '.join(rec.winner))}</p>" if rec.winner else "")
             + (f'<p class="warn">{escape(rec.problem)}</p>' if rec.problem else "")
@@ -108,11 +111,11 @@ def match_page(rec):
 COLUMNS = {
     "towers": (("played", "Played"), ("won", "Won"), ("win_rate", "Win %"), ("scored", "Towers"),
                ("for2", "For 2 made/declared"), ("reneges", "Reneges"), ("claims_won", "Claims won"),
-               ("accusations", "Accusations true/false"), ("average_hands", "Hands a match"),
+               ("accusations", "Accusations true/false"), ("average_hands", "Hands a match"), ("average_minutes", "Minutes a match"),
                ("abandoned", "Abandoned")),
     "twenty-nine": (("played", "Played"), ("won", "Won"), ("win_rate", "Win %"), ("scored", "Rounds won"),
                     ("bids", "Bids made/missed"), ("reneges", "Reneges"), ("claims_won", "Claims won"),
-                    ("accusations", "Accusations true/false"), ("average_hands", "Rounds a match"),
+                    ("accusations", "Accusations true/false"), ("average_hands", "Rounds a match"), ("average_minutes", "Minutes a match"),
                     ("abandoned", "Abandoned")),
 }
 

@@ -90,7 +90,7 @@ class Site:
 
 def match_json(rec):
     return {"id": rec.id, "game": rec.game, "seats": list(rec.seats), "score": rec.score,
-            "winner": rec.winner, "started": rec.started, "finished": None, "state": rec.state,
+            "winner": rec.winner, "started": rec.started, "finished": rec.finished, "state": rec.state,
             "hands": len(rec.hands)}
 
 
@@ -265,6 +265,7 @@ def main(argv):
         return 1
     print(f"{me}: serving http://{host}:{server.server_address[1]}/ from {state_dir}", file=sys.stderr, flush=True)
     _notify_ready("serving")
+    threading.Thread(target=server.site.records, daemon=True).start()  # replay the journal once, now
     try:
         server.serve_forever()
     finally:

@@ -30,7 +30,7 @@ def line_chart(series, title, xlabel=""):
     for v in sorted({bottom, top, 0}):
         out.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{y(v):.1f}" y2="{y(v):.1f}" class="grid"/>'
                    f'<text x="{PAD_L - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
-    out.append(f'<text x="{W - PAD_R}" y="{H - 6}" text-anchor="end">{escape(xlabel)} {n}</text>')
+    out.append(f'<text x="{W - PAD_R}" y="{H - 6}" text-anchor="end">{max(n - 1, 0)} {escape(xlabel)}</text>')
     for k, (name, ys) in enumerate(series):
         colour = COLOURS[k % len(COLOURS)]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(ys))

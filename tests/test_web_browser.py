@@ -1,0 +1,121 @@
+"""Tested in a real browser (issue 13 item 5): Debian's chromium, headless, driven by selenium
+through Debian's chromium-driver (no driver is downloaded). Every page at a phone's and a laptop's
+size: no console error, the charts drawn with their data, the Now page updated after a bot action
+without a reload. Screenshots go to $WEB_SCREENSHOTS when it is set (to look at them)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from assistant.bot_towers import TowersBot
+from assistant.journal import Journal
+from assistant.match import Match
+from test_stats import write_journal
+
+webdriver = pytest.importorskip("selenium.webdriver")
+CHROMIUM = shutil.which("chromium")
+DRIVER = shutil.which("chromedriver")
+SIZES = {"phone": (390, 844), "laptop": (1280, 800)}
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage")
+
+
+@pytest.fixture(scope="module")
+def served():
+    if not (CHROMIUM and DRIVER):
+        pytest.fail("chromium and chromium-driver are needed (dev.py test installs them: "
+                    "apt-get install chromium chromium-driver)")
+    folder = Path(tempfile.mkdtemp())
+    write_journal(folder)
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(folder),
+                             "--port", "0"], stderr=subprocess.PIPE, text=True)
+    base = re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
+    yield folder, base
+    proc.terminate()
+    proc.wait(10)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp()
+    for flag in (*FLAGS, f"--user-data-dir={profile}"):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def shot(driver, name):
+    folder = os.environ.get("WEB_SCREENSHOTS")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        w = driver.get_window_size()["width"]
+        driver.set_window_size(w, min(max(height + 120, 600), 4000))
+        driver.save_screenshot(os.path.join(folder, f"{name}.png"))
+
+
+def errors(driver):
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_page_without_console_errors_and_charts_with_data(served, browser, size):
+    folder, base = served
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(*SIZES[size])
+    for path, name in (("/", "now"), ("/matches", "matches"), ("/matches/2", "match"), ("/players", "players")):
+        browser.set_window_size(*SIZES[size])
+        browser.get(base + path)
+        assert browser.find_element(By.TAG_NAME, "h1").is_displayed()
+        assert errors(browser) == [], path
+        # readable on a phone: nothing wider than the screen but a table's own scroller
+        wide = browser.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= SIZES[size][0] + 1, (path, wide)
+        charts = browser.find_elements(By.CSS_SELECTOR, "svg.chart")
+        if name in ("match", "players"):
+            assert charts, path
+            for chart in charts:
+                lines = chart.find_elements(By.TAG_NAME, "polyline")
+                assert lines and all(len(p.get_attribute("points").split()) > 1 for p in lines)
+                assert chart.size["width"] > 200 and chart.size["height"] > 100
+        shot(browser, f"{name}-{size}")
+
+
+def test_now_page_updates_live_after_a_bot_action(served, browser):
+    """The same View as the OLED, redrawn from /api/now without a reload."""
+    folder, base = served
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    j = Journal(str(folder / "journal.sqlite3"))
+    j.resume()
+    mid = j.new_match("towers", ("Ann", "Bob"), {})
+    m, bot = Match("towers", ("Ann", "Bob")), TowersBot(3)
+    browser.set_window_size(*SIZES["phone"])
+    browser.get(base + "/")
+    WebDriverWait(browser, 10).until(lambda d: f"Match {mid}" in d.find_element(By.ID, "board").text)
+    marker = browser.execute_script("document.body.dataset.loaded = 'yes'; return 1")
+    before = browser.find_element(By.ID, "board").text
+    while m.engine.dealer is None:  # the flip, then the dealer is named on the screen
+        a = bot.next_action(m.engine)
+        m.apply(a)
+        j.append(a)
+    j.close()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "board").text != before)
+    after = browser.find_element(By.ID, "board").text
+    assert marker and browser.execute_script("return document.body.dataset.loaded") == "yes"  # no reload
+    assert "Dealer: " in after and errors(browser) == []
+    shot(browser, "now-live-phone")
