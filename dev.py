@@ -4,6 +4,7 @@
     python3 dev.py run    # make .venv, install, run the main job (the headless simulation)
     python3 dev.py test   # make .venv, install the test tools, run every test
     python3 dev.py bench  # run the benchmarks in bench/
+    python3 dev.py web    # bots play matches of both games while the web page shows them
 
 Installs are skipped when nothing they depend on changed (a stamp in .venv).
 """
@@ -66,11 +67,34 @@ def ensure_browser():
     if shutil.which("chromium") and shutil.which("chromedriver"):
         return
     if not shutil.which("apt-get") or os.geteuid() != 0:
-        sys.exit("The browser tests need chromium and chromium-driver "
-                 "(sudo apt-get install chromium chromium-driver).")
+        print("The browser tests need chromium and chromium-driver: they fail without them "
+              "(sudo apt-get install chromium chromium-driver).", flush=True)
+        return
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     sh("apt-get", "update", "-qq", env=env)
     sh("apt-get", "install", "-y", "-qq", "chromium", "chromium-driver", env=env)
+
+
+def web(rest):
+    """The web page on http://127.0.0.1:8029/ (``--host 0.0.0.0`` for phones on the same Wi-Fi)
+    while bots play three towers and two Twenty-Nine matches into .play/; it stays up after."""
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: stop the page too
+    state = ROOT / ".play"
+    state.mkdir(exist_ok=True)
+    exe = str(BIN / "card-assistant")
+    server = subprocess.Popen([exe, "web", "--state-dir", str(state), *(rest or ["--port", "8029"])])
+    try:
+        for game, matches in (("towers", 3), ("twenty-nine", 2)):
+            sh(exe, "sim", "--bots", "--game", game, "--matches", matches, "--seed", 1,
+               "--renege-rate", "0.05", "--state-dir", state)
+        print("The bots are done; the page stays up. Ctrl-C stops it.", flush=True)
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.terminate()
+        server.wait()
 
 
 def main(argv):
@@ -86,6 +110,9 @@ def main(argv):
         ensure_node()
         ensure_browser()
         os.execv(BIN / "python", [str(BIN / "python"), "-m", "pytest", *rest])
+    elif cmd == "web":
+        ensure_venv(None)
+        web(rest)
     elif cmd == "bench":
         ensure_venv(None)
         os.execv(BIN / "python", [str(BIN / "python"), str(ROOT / "bench" / "run.py"), *rest])
