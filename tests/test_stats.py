@@ -12,16 +12,16 @@ from assistant.web.history import History
 SCN = Path(__file__).parent / "scenarios"
 
 # match 1 (T8): P2 declares for 2 and sweeps three hands: 6 towers, P2 wins.
-# match 2 (settled): 21 hands, P2 wins 5-0 (four sweeps and a claim in hand 21); 16 reneges proven, 8 each.
+# match 2 (S2): 21 hands, P2 wins 5-0 (four sweeps and a claim in hand 21); 16 reneges proven, 8 each.
 # match 3 (T6 for-2 short): abandoned after one hand, counted apart.
 # match 4 (N9): Twenty-Nine, every dealer's side bids 20 and makes it: P1+P3 6-4.
-# match 5 (settled): Twenty-Nine, P1 and P3 miss 19, 24, 20, 27: P2+P4 win 7-0.
+# match 5 (S2): Twenty-Nine, P1 and P3 miss 19, 24, 20, 27: P2+P4 win 7-0.
 # match 6 (N11 false accusation): Twenty-Nine, in play (the latest match).
 MATCHES = ["towers/T8-first-to-five-two-tower-carries-to-six.scn",
-           "towers/settled-after-match-ends-without-effect.scn",
+           "towers/S2-claims-and-accusations-after-the-match-no-effect.scn",
            "towers/T6-for2-short-defender-one.scn",
            "twenty-nine/N9-first-to-six.scn",
-           "twenty-nine/settled-after-match-ends-without-effect.scn",
+           "twenty-nine/S2-claims-and-accusations-after-the-match-no-effect.scn",
            "twenty-nine/N11-false-accusation.scn"]
 
 
