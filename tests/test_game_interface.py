@@ -11,6 +11,7 @@
 """
 import itertools
 import json
+import re
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -18,7 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from assistant.bot_towers import TowersBot
 from assistant.bot_twentynine import TwentyNineBot
-from assistant.cards import parse_card
+from assistant.cards import BLACK_JACKS, card_name, parse_card
 from assistant.game import CODES, HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
 from assistant.replay import replay_lines
 from assistant.scenario import OPTIONS, Action
@@ -141,21 +142,43 @@ class GameMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def legal(self, data):
         actions = [a for a in self.engine.legal_actions() if a.kind != "hand"]
+        kind = data.draw(st.sampled_from(sorted({a.kind for a in actions})))  # a kind, then one of it
+        actions = [a for a in actions if a.kind == kind]
+        jacks = [a for a in actions if kind == "flip" and a.cards[0] in BLACK_JACKS]
+        if jacks and data.draw(st.booleans()):  # the flip ends soon, so play is reached
+            actions = jacks
         action = data.draw(st.sampled_from(actions))
         self.engine.apply(action)  # listed, so accepted
 
     @rule(data=st.data())
     def illegal(self, data):
         listed = set(self.engine.legal_actions())
-        action = data.draw(st.sampled_from([a for a in UNIVERSE[self.engine_class] if a not in listed]))
+        illegal = [a for a in UNIVERSE[self.engine_class] if a not in listed]
+        hidden = self.hidden_card()
+        about_hidden = [a for a in illegal if hidden in a.cards]
+        if about_hidden and data.draw(st.booleans()):  # the face-down card, tried often
+            illegal = about_hidden
+        action = data.draw(st.sampled_from(illegal))
         before = self.engine.snapshot()
         try:
             self.engine.apply(action)
         except Refused as e:
             assert e.code in CODES and str(e) == e.words and e.words
+            if hidden is not None and action.kind not in ("trump", "discard", "hand"):
+                assert card_name(hidden) not in e.words  # never named in a refusal of a shown action
         else:
             raise AssertionError(f"{action} was not listed but accepted")
         assert self.engine.snapshot() == before
+
+    def hidden_card(self):
+        """The face-down card the table must never see named: Twenty-Nine's trump card until
+        revealed, the towers dealer's recorded discard (unless it is the up-card, which all saw)."""
+        e = self.engine
+        if isinstance(e, TwentyNine):
+            return None if e.revealed else e._trump_card
+        if e.phase != Phase.PLAY or e.discard == e.up_card:  # the up-card was seen by all
+            return None
+        return e.discard
 
     @precondition(lambda self: self.engine.hand_no)
     @rule(data=st.data())
@@ -234,3 +257,12 @@ def test_t9_the_correction_is_refused_with_the_must_follow_code():
         assert e.code == "must-follow" and str(e) == "P1 must follow spades ♠"
     else:
         raise AssertionError("the renege was accepted")
+
+
+def test_the_documented_refusal_codes_are_the_codes_raised():
+    """game.CODES is the documented list: every code raised in assistant/ is in it, and each
+    of its codes is raised somewhere (the list stays honest)."""
+    root = Path(__file__).resolve().parent.parent / "assistant"
+    source = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py"))
+    raised = set(re.findall(r'Refused\(\s*"([a-z-]+)"', source))
+    assert raised == set(CODES)
