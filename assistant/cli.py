@@ -19,6 +19,7 @@ COMMANDS = {
     "sim": ("assistant.sim", "run the box headless with simulated pins, display and reader"),
     "export": ("assistant.export", "write the journal's matches as scenario files (reads only)"),
     "web": ("assistant.web.server", "serve the box's web page: now, matches, players (reads only)"),
+    "board": ("assistant.club.board", "the club's live results board (MQTT, docs/club.md)"),
 }
 
 

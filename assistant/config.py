@@ -15,6 +15,7 @@ Traceback (most recent call last):
 assistant.config.ConfigError: config: unknown key [display] adress (known: driver, i2c_port, address, rotate)
 """
 import math
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -28,6 +29,9 @@ GAMES = ("towers", "twenty-nine")
 # table, with two_point_bid as the number TOML writes.
 GAME_OPTIONS = {key: tuple(int(v) if v.isdigit() else v for v in values)
                 for key, values in SCENARIO_OPTIONS.items()}
+
+
+NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a club's or a table's name: one MQTT topic level
 
 
 class ConfigError(ValueError):
@@ -101,6 +105,14 @@ class Web:
     enabled: bool = False
     host: str = "0.0.0.0"  # the box's own page on the table's Wi-Fi
     port: int = 8029
+class Club:
+    """Club night (docs/club.md): with a broker the box publishes the table's public actions."""
+    broker: str = ""        # mqtt://HOST:1883 or mqtts://HOST:8883; empty: this box is in no club
+    club: str = "club"      # the club's name: the first level of its topics
+    table: str = ""         # this table's name (its topics, and the broker account's name)
+    username: str = ""      # the broker account (default: the table's name)
+    password: str = ""
+    cafile: str = ""        # with mqtts://: the CA that signed the broker's certificate
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,7 @@ class Config:
     paths: Paths = Paths()
     table: Table = Table()
     web: Web = Web()
+    club: Club = Club()
 
 
 def _check_type(where, key, value, default):
@@ -165,6 +178,14 @@ def _validate(cfg, source):
         problems.append("[buttons] bounce_time must be shorter than hold_time")
     if not 0 < cfg.web.port < 65536:
         problems.append(f"[web] port {cfg.web.port} is not a port (1 to 65535)")
+    c = cfg.club
+    if c.broker:
+        if not c.broker.startswith(("mqtt://", "mqtts://")):
+            problems.append(f"[club] broker {c.broker!r} should start mqtt:// or mqtts://")
+        for key in ("club", "table"):
+            if not NAME_RE.fullmatch(getattr(c, key)):
+                problems.append(f"[club] {key} {getattr(c, key)!r} should be 1 to 40 letters, digits, "
+                                "'-' or '_'")
     if problems:
         raise ConfigError(f"{source}: " + "; ".join(problems))
 

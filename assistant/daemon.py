@@ -202,6 +202,20 @@ def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
     return table
 
 
+def start_club(club, journal):
+    """With a [club] broker: the journal's outbox and the publisher's thread (docs/club.md)."""
+    if not club.broker or journal is None or journal.readonly:
+        return None
+    from .club.public import ClubOutbox
+    from .club.publisher import Publisher
+    journal.outbox = ClubOutbox(club.club, club.table, journal)
+    publisher = Publisher(journal, journal.outbox, club.broker, club.username or None,
+                          club.password or None, club.cafile or None)
+    publisher.start()
+    log.info("club: table %s publishes to %s", club.table, publisher.host)
+    return publisher
+
+
 def load_deck_or_warn(path):
     from .deck import DeckError, load_deck
     try:
@@ -284,6 +298,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         return 1
     if deck_problem and table.journal is not None:
         table._alert("unknown-tag", deck_problem)
+    publisher = start_club(cfg.club, table.journal)
     if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop, and
         # one that is missing (I2C on only after a reboot, a loose cable) is retried there while
         # the box runs on: never a crash loop for a screen (issue 16)
@@ -311,6 +326,8 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
                 except Exception:
                     log.exception("while releasing %s", type(part).__name__)
         display.close()
+        if publisher is not None:
+            publisher.stop()
         if table.journal is not None:
             table.journal.close()
     log.info("stopped cleanly")

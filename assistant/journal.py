@@ -29,6 +29,7 @@ journal locked by another program, is one line naming the path.
 import json
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -49,7 +50,11 @@ CREATE TABLE IF NOT EXISTS actions (
     PRIMARY KEY (match, seq));
 CREATE TABLE IF NOT EXISTS set_aside (
     match INTEGER NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL);
 """
+# outbox: club night's messages (public information only), written in the transaction of their
+# action and deleted when the broker acknowledges them (assistant/club). Added without a schema
+# version step: an older journal gains the empty table on open, an older program ignores it.
 
 
 class JournalError(Exception):
@@ -89,6 +94,8 @@ class Journal:
         self.recovered = None  # the Salvaged record when a damaged file was set aside
         self._total = 0  # rows in the journal (actions and set aside), for the count record
         self._aside = 0  # rows of the current match set aside
+        self.outbox = None  # club night: makes the outbox rows of an action (assistant.club.public)
+        self.lock = threading.Lock()  # the publisher's thread shares this connection
         self.db = self._open_for_reading() if readonly else self._open()
         self.record = None
         if not self.readonly:
@@ -225,22 +232,43 @@ class Journal:
             pass  # the journal itself is what counts; without a record a loss is not detected
 
     # --- writing
-    def _write(self, sql, args, also=None):
+    def _write(self, sql, args, also=None, outbox=()):
         if self.readonly:
             raise JournalError(_plain(sqlite3.OperationalError("readonly"), self.path))
         try:
-            with self.db:
+            with self.lock, self.db:
                 self.db.execute("BEGIN IMMEDIATE")
                 cur = self.db.execute(sql, args)
                 if also is not None:
                     self.db.execute(*also)
+                self.db.executemany("INSERT INTO outbox (topic, payload) VALUES (?, ?)", outbox)
                 return cur
         except sqlite3.Error as e:
             raise JournalError(_plain(e, self.path)) from None
 
+    def _club(self, what, *args):
+        """The outbox rows for a new match or an action, or none outside a club."""
+        return getattr(self.outbox, what)(*args) if self.outbox is not None else ()
+
+    def outbox_rows(self, after=0, limit=100):
+        """``(id, topic, payload)`` of unacknowledged club messages after ``after``, oldest first."""
+        with self.lock:
+            return self.db.execute("SELECT id, topic, payload FROM outbox WHERE id>? ORDER BY id LIMIT ?",
+                                   (after, limit)).fetchall()
+
+    def outbox_done(self, ids):
+        """Delete the rows the broker acknowledged (from the publisher's thread)."""
+        if ids and not self.readonly:
+            with self.lock, self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany("DELETE FROM outbox WHERE id=?", [(i,) for i in ids])
+
     def new_match(self, game, seats, options):
-        cur = self._write("INSERT INTO matches (game, seats, options, started) VALUES (?, ?, ?, ?)",
-                          (game, json.dumps(list(seats)), json.dumps(options), time.time()))
+        started = time.time()
+        mid = (self.db.execute("SELECT max(id) FROM matches").fetchone()[0] or 0) + 1
+        rows = self._club("new_match", mid, game, tuple(seats), dict(options), started)
+        cur = self._write("INSERT INTO matches (id, game, seats, options, started) VALUES (?, ?, ?, ?, ?)",
+                          (mid, game, json.dumps(list(seats)), json.dumps(options), started), outbox=rows)
         self.match_id, self._seq, self._aside = cur.lastrowid, 0, 0
         self._note(self.match_id, 0)
         return self.match_id
@@ -249,11 +277,18 @@ class Journal:
         """Store one accepted action of the current match; raises JournalError if it cannot."""
         seats = seats or self._seats
         line = format_action(action, seats)
+        rows = self._club("action", self.match_id, self._seq + 1, line)
         # the time of the match's latest action, in the same transaction: when a match finished
         # (the web page's history); a journal salvaged after damage keeps the actions, not this
-        self._write("INSERT INTO actions (match, seq, line) VALUES (?, ?, ?)",
-                    (self.match_id, self._seq + 1, line),
-                    ("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"last:{self.match_id}", repr(time.time()))))
+        try:
+            self._write("INSERT INTO actions (match, seq, line) VALUES (?, ?, ?)",
+                        (self.match_id, self._seq + 1, line),
+                        ("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"last:{self.match_id}", repr(time.time()))),
+                        outbox=rows)
+        except JournalError:
+            if self.outbox is not None:
+                self.outbox.forget(self.match_id, self._seq + 1)
+            raise
         self._seq += 1
         self._total += 1
         self._note(self.match_id, self._seq + self._aside)

@@ -170,7 +170,18 @@ def parse_args(argv):
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a Twenty-Nine house rule, e.g. --option pair=on")
     p.add_argument("--verbose", action="store_true", help="log every action (public ones only)")
+    p.add_argument("--club", action="store_true",
+                   help="with --bots: a club night (a private Mosquitto, the board, --tables boxes)")
+    p.add_argument("--tables", type=int, default=8, help="with --club: how many tables (1 to 200)")
+    p.add_argument("--chaos", action="store_true",
+                   help="with --club: kill the broker and the board, drop connections, as it plays")
     args = p.parse_args(argv)
+    if args.club and not args.bots:
+        p.error("--club plays with bots: add --bots")
+    if (args.tables != 8 or args.chaos) and not args.club:
+        p.error("--tables and --chaos go with --club")
+    if not 1 <= args.tables <= 200:
+        p.error(f"--tables must be 1 to 200, not {args.tables}")
     if args.matches < 1:
         p.error(f"--matches must be 1 or more, not {args.matches}")
     if not 0.0 <= args.renege_rate <= 1.0:  # NaN fails both comparisons, so it is refused too
@@ -209,6 +220,8 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
+    if args.club:
+        return club_main(args)
     import logging
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -236,6 +249,17 @@ def main(argv):
         return interactive(sim)
     finally:
         sim.stop()
+
+
+def club_main(args):
+    from .club.broker import BrokerMissing
+    from .club.club_sim import run_club
+    try:
+        status, _ = run_club(args.tables, args.matches, args.seed, args.chaos, folder=args.state_dir)
+    except (BrokerMissing, RuntimeError, OSError) as e:
+        print(f"card-assistant sim --club: {e}", file=sys.stderr)
+        return 1
+    return status
 
 
 def screen_words(view):

@@ -411,11 +411,11 @@ class Table:
                           lambda k=key, v=nxt, i=i: self._options_menu({**options, k: v}, i)))
         self.menu = ("House rules", items, sel)
 
-    def new_match(self, game, options=None):
+    def new_match(self, game, options=None, seats=None):
         # only the rules switched away from their defaults are recorded (scenario `option` lines)
         options = {k: str(v) for k, v in (options or {}).items()
                    if game == "twenty-nine" and str(v) != OPTIONS[k][0]}
-        match = Match(game, options=options)
+        match = Match(game, seats, options=options)  # seats: names, e.g. the club's players
         try:
             self.journal.new_match(game, match.seats, match.options)
         except JournalError as e:

@@ -1,0 +1,289 @@
+"""`card-assistant board`: the club's results board.
+
+    card-assistant board --broker mqtt://board:PASSWORD@HOST:1883 --db board.sqlite3 [--port 8029]
+
+It subscribes to the club's topics (a persistent session, QoS 1), stores every event
+once in its own SQLite file (``id = [table, match, n]`` is the key: a message sent
+again is dropped) before the broker is acknowledged, rebuilds each table's matches
+through the rules engines (:mod:`.replay`) and serves the club's page and its JSON
+(``/api/club``). A malformed, oversized or conflicting message is refused with one
+log line and changes nothing; the board never stops for bad data. After a restart it
+rebuilds everything from its file.
+"""
+import json
+import logging
+import sqlite3
+import threading
+import time
+
+from ..cards import parse_card
+from ..scenario import GAMES
+from .replay import BoardMatch
+
+log = logging.getLogger("assistant.club.board")
+MAX_EVENT = 4096          # bytes: an event message is a scenario line and a few numbers
+MAX_RECORD = 1 << 20      # bytes: a whole match's public events
+MAX_NOW = 8192
+MAX_N = 100_000           # actions in one match: more is no real match
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (tbl TEXT NOT NULL, match INTEGER NOT NULL, n INTEGER NOT NULL,
+    body TEXT NOT NULL, t REAL, received REAL NOT NULL, PRIMARY KEY (tbl, match, n));
+"""
+
+
+class Refusal(ValueError):
+    """A message the board does not take; the words name no card."""
+
+
+class Board:
+    def __init__(self, path, club):
+        self.club = club
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process keeps every commit
+        self.db.executescript(SCHEMA)
+        self.lock = threading.Lock()
+        self.matches = {}   # (table, match) -> BoardMatch
+        self.early = {}     # (table, match) -> {n: event}: actions before their match's start
+        self.now = {}       # table -> the retained "table now" (shown, never scored)
+        self.counts = {"stored": 0, "duplicates": 0, "refused": 0}
+        self.subscribed = False  # set once the broker granted the subscriptions
+        for tbl, mid, n, body in self.db.execute("SELECT tbl, match, n, body FROM events ORDER BY tbl, match, n"):
+            self._apply(tbl, mid, n, json.loads(body))
+            self.counts["stored"] += 1
+
+    # --- messages
+    def receive(self, topic, payload):
+        """One MQTT message. Never raises: a refusal is a log line."""
+        with self.lock:
+            try:
+                self._receive(topic, payload)
+            except Refusal as e:
+                self.counts["refused"] += 1
+                log.warning("board: refused a message on %s: %s", _safe(topic), e)
+
+    def _receive(self, topic, payload):
+        parts = topic.split("/")
+        if len(parts) < 4 or parts[0] != "club" or parts[1] != self.club:
+            raise Refusal("not this club's topic")
+        table, what = parts[2], "/".join(parts[3:])
+        limit = MAX_RECORD if what.startswith("record/") else MAX_NOW if what == "now" else MAX_EVENT
+        if len(payload) > limit:
+            raise Refusal(f"oversized ({len(payload)} bytes, at most {limit})")
+        try:
+            body = json.loads(payload)
+        except (ValueError, UnicodeDecodeError):
+            raise Refusal("not JSON") from None
+        if not isinstance(body, dict) or body.get("v") != 1:
+            raise Refusal("not a version 1 club message")
+        if what == "events":
+            self._event(table, body)
+        elif what == "now":
+            if body.get("table") != table:
+                raise Refusal("a table now of another table")
+            self.now[table] = body
+        elif what.startswith("record/"):
+            events = body.get("events")
+            if body.get("table") != table or not isinstance(events, list):
+                raise Refusal("a record without its table's events")
+            for event in events:
+                if not isinstance(event, dict):
+                    raise Refusal("a record holding a non-event")
+                self._event(table, dict(event, v=1), recorded=True)
+        else:
+            raise Refusal("unknown topic")
+
+    def _event(self, table, ev, recorded=False):
+        ident = ev.get("id")
+        if (not isinstance(ident, list) or len(ident) != 3 or ident[0] != table
+                or not all(type(x) is int for x in ident[1:]) or ident[1] < 1 or not 0 <= ident[2] <= MAX_N):
+            raise Refusal("no valid id [table, match, n] of this table")
+        _, mid, n = ident
+        body = _checked(ev, n)
+        stored = self.db.execute("SELECT body FROM events WHERE tbl=? AND match=? AND n=?",
+                                 (table, mid, n)).fetchone()
+        if stored is not None:
+            if _meaning(json.loads(stored[0])) != _meaning(body):
+                raise Refusal(f"match {mid} event {n} differs from the one stored: kept the first")
+            self.counts["duplicates"] += 1
+            return
+        t = ev.get("t") if isinstance(ev.get("t"), (int, float)) else None
+        self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
+                        (table, mid, n, json.dumps(body), t, time.time()))
+        self.counts["stored"] += 1
+        self._apply(table, mid, n, body)
+
+    def _apply(self, table, mid, n, body):
+        key = (table, mid)
+        if n == 0:
+            try:
+                self.matches[key] = bm = BoardMatch(table, mid, body)
+            except (ValueError, KeyError, TypeError):
+                log.warning("board: table %s match %s cannot be set up", _safe(table), mid)
+                return
+            for k, ev in sorted(self.early.pop(key, {}).items()):
+                self._add(bm, k, ev)
+            return
+        bm = self.matches.get(key)
+        if bm is None:
+            self.early.setdefault(key, {})[n] = body  # before its start (a record may bring it)
+            return
+        self._add(bm, n, body)
+
+    def _add(self, bm, n, body):
+        if n != bm.next and n not in bm.events:
+            log.info("board: table %s match %s event %s early (waiting for %s)", _safe(bm.table), bm.mid,
+                     n, bm.next)
+        refused = bm.add(n, body)
+        if refused:
+            log.warning("board: %s", refused)
+
+    # --- what the page shows
+    def snapshot(self):
+        with self.lock:
+            tables = {}
+            for (table, mid), bm in sorted(self.matches.items()):
+                tables.setdefault(table, []).append(bm.summary())
+            out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
+                   "tables": [{"table": t, "now": _now(self.now.get(t)), "matches": ms}
+                              for t, ms in sorted(tables.items())]}
+        out["standings"] = standings([m for t in out["tables"] for m in t["matches"]])
+        return out
+
+    def close(self):
+        self.db.close()
+
+
+def standings(matches):
+    """Matches played and won per player, and per partnership (Twenty-Nine), over every table."""
+    players, pairs = {}, {}
+    for m in matches:
+        if m["winner"] is None:
+            continue
+        won = set(m["winner"])
+        for name in m["seats"]:
+            row = players.setdefault(name, {"player": name, "played": 0, "won": 0})
+            row["played"] += 1
+            row["won"] += name in won
+        if m["game"] == "twenty-nine":
+            s = m["seats"]
+            for pair in ((s[0], s[2]), (s[1], s[3])):
+                key = " & ".join(sorted(pair))
+                row = pairs.setdefault(key, {"partnership": key, "played": 0, "won": 0})
+                row["played"] += 1
+                row["won"] += pair[0] in won
+    order = lambda r: (-r["won"], r["played"], r.get("player") or r.get("partnership"))  # noqa: E731
+    return {"players": sorted(players.values(), key=order), "partnerships": sorted(pairs.values(), key=order)}
+
+
+def _checked(ev, n):
+    """The event's meaning, checked: a start (n 0) or an action line (n >= 1)."""
+    kind = ev.get("kind")
+    if n == 0:
+        game, seats, options = ev.get("game"), ev.get("seats"), ev.get("options")
+        if kind != "start" or game not in GAMES or not isinstance(seats, list) or len(seats) != GAMES[game] \
+                or not all(isinstance(s, str) and 0 < len(s) <= 40 for s in seats) or not isinstance(options, dict):
+            raise Refusal("a malformed match start")
+        return {k: ev[k] for k in ("kind", "game", "seats", "options", "started") if k in ev}
+    line = ev.get("line")
+    if kind != "action" or not isinstance(line, str) or not 0 < len(line) <= 200 or not line.isprintable():
+        raise Refusal("a malformed action")
+    if type(ev.get("hand")) is not int:
+        raise Refusal("an action without its hand number")
+    body = {"kind": "action", "line": line, "hand": ev["hand"]}
+    if "revealed" in ev:
+        try:
+            parse_card(str(ev["revealed"]))
+        except ValueError:
+            raise Refusal("an action revealing no card") from None
+        body["revealed"] = ev["revealed"]
+    for key in ("hidden", "score", "end"):
+        if key in ev:
+            body[key] = ev[key]
+    return body
+
+
+def _meaning(body):
+    return {k: body.get(k) for k in ("kind", "line", "hand", "revealed", "game", "seats", "options")}
+
+
+def _now(body):
+    if not body:
+        return None
+    return {k: body.get(k) for k in ("match", "n", "game", "seats", "state", "t")}
+
+
+def _safe(text):
+    return "".join(ch if ch.isprintable() else "?" for ch in str(text))[:80]
+
+
+# --- the command
+
+def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None):
+    """Subscribe and serve until ``stop`` (a threading.Event) is set."""
+    from .page import serve
+    from .publisher import broker_address, make_client
+    tls, bhost, bport, user, password = broker_address(broker)
+    client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
+    client.reconnect_delay_set(0.2, 5)
+
+    def on_connect(c, userdata, flags, reason, properties):
+        if reason.is_failure:
+            log.warning("board: the broker refused the board (%s)", reason)
+            return
+        c.subscribe([(f"club/{board.club}/+/events", 1), (f"club/{board.club}/+/now", 1),
+                     (f"club/{board.club}/+/record/+", 1)])
+
+    def on_subscribe(c, userdata, mid, reasons, properties):
+        board.subscribed = not any(r.is_failure for r in reasons)
+
+    client.on_connect = on_connect
+    client.on_subscribe = on_subscribe
+    client.on_message = lambda c, u, msg: board.receive(msg.topic, msg.payload)
+    client.connect_async(bhost, bport, keepalive=10)
+    client.loop_start()
+    server = serve(board, host, port)
+    try:
+        (stop or threading.Event()).wait()
+    finally:
+        server.shutdown()
+        client.loop_stop()
+        client.disconnect()
+
+
+def main(argv):
+    import signal
+    from ..cli import argument_parser
+    p = argument_parser("card-assistant board", description="The club's live results board.")
+    p.add_argument("--broker", required=True, help="mqtt://board:PASSWORD@HOST:1883 (or mqtts://)")
+    p.add_argument("--db", required=True, help="the board's own SQLite file (made if missing)")
+    p.add_argument("--port", type=int, default=8030, help="the page's port (default 8030; a box's own page is on 8029)")
+    p.add_argument("--host", default="0.0.0.0", help="the address the page listens on")
+    p.add_argument("--club", default="club", help="the club's name, as in the boxes' [club] club")
+    p.add_argument("--cafile", default=None, help="with mqtts://: the broker's CA certificate")
+    args = p.parse_args(argv)
+    from .publisher import broker_address
+    try:
+        broker_address(args.broker)
+    except ValueError as e:
+        p.error(str(e))
+    if not 0 <= args.port <= 65535:
+        p.error(f"--port {args.port} is not a port")
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        board = Board(args.db, args.club)
+    except sqlite3.Error as e:
+        print(f"card-assistant board: cannot use {args.db}: {e}", file=__import__("sys").stderr)
+        return 1
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        run_board(board, args.broker, args.port, args.host, args.cafile, stop)
+    except OSError as e:
+        print(f"card-assistant board: cannot serve on port {args.port}: {e.strerror}",
+              file=__import__("sys").stderr)
+        return 1
+    finally:
+        board.close()
+    return 0

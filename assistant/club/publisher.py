@@ -1,0 +1,180 @@
+"""The publisher: sends the journal's outbox to the broker, QoS 1, from its own thread.
+
+The rules loop only writes rows (in the action's transaction); this thread reads
+them in order, publishes them with paho-mqtt (QoS 1, at most ``WINDOW`` in flight)
+and deletes a row only when the broker acknowledges it (``on_publish`` with the
+message id). With the Wi-Fi down, rows wait in the journal; on every reconnect
+the thread sends every row still there (the board drops duplicates by id), the
+retained "table now", and the records of the latest matches (a broker killed
+before it delivered what it acknowledged is made whole by them).
+
+paho's network loop is run here (``loop()``), so its callbacks run on this thread
+only; a fresh client is made for each connection, so paho never queues a message
+behind our back.
+"""
+import logging
+import threading
+import time
+from urllib.parse import unquote, urlsplit
+
+from .public import topic
+
+log = logging.getLogger("assistant.club")
+WINDOW = 50        # messages in flight (paho's max_inflight_messages)
+RETRY = (0.2, 5.0)  # seconds between connection attempts: first, most
+
+
+def broker_address(url):
+    """``(tls, host, port, username, password)`` of ``mqtt://[user:pass@]host[:port]``."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        raise ValueError(f"broker {url!r}: write mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+    tls = parts.scheme == "mqtts"
+    return (tls, parts.hostname, parts.port or (8883 if tls else 1883),
+            unquote(parts.username) if parts.username else None,
+            unquote(parts.password) if parts.password else None)
+
+
+def make_client(client_id, username, password, tls, cafile=None, clean=True):
+    import paho.mqtt.client as mqtt
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                         protocol=mqtt.MQTTv311, clean_session=clean)
+    if username:
+        client.username_pw_set(username, password)
+    if tls:
+        client.tls_set(ca_certs=cafile or None)
+    return client
+
+
+class Publisher(threading.Thread):
+    """One box's link to the broker. ``outbox`` is the journal's :class:`ClubOutbox`."""
+
+    def __init__(self, journal, outbox, broker, username=None, password=None, cafile=None):
+        super().__init__(name=f"club-{outbox.table}", daemon=True)
+        self.journal, self.outbox = journal, outbox
+        tls, self.host, self.port, user, pw = broker_address(broker)
+        self.tls, self.cafile = tls, cafile
+        self.username = username or user or outbox.table
+        self.password = password if password else pw
+        self.stopping = threading.Event()
+        self.offline = threading.Event()  # set: act as if the Wi-Fi were down (the club simulation)
+        self.connected = threading.Event()
+        self.acked = 0
+        self.connections = 0
+        self._client = None
+
+    # --- control (any thread)
+    def stop(self, timeout=5):
+        self.stopping.set()
+        self.join(timeout)
+
+    def drop(self):
+        """Break the connection now, as a Wi-Fi drop would (the thread reconnects)."""
+        client = self._client
+        sock = client.socket() if client is not None else None
+        if sock is not None:
+            try:
+                import socket
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def idle(self):
+        """Nothing left to send: the outbox is empty."""
+        return not self.journal.outbox_rows(0, 1)
+
+    # --- the thread
+    def run(self):
+        delay = RETRY[0]
+        while not self.stopping.is_set():
+            if self.offline.is_set():
+                self.stopping.wait(0.05)
+                continue
+            try:
+                self._session()
+                delay = RETRY[0]
+            except (OSError, ValueError) as e:
+                log.info("club: broker %s:%s not reached (%s); trying again", self.host, self.port,
+                         type(e).__name__)
+            except Exception:  # never let a broker problem stop the box
+                log.exception("club: publisher error; trying again")
+            self.connected.clear()
+            self.stopping.wait(delay)
+            delay = min(delay * 2, RETRY[1])
+
+    def _session(self):
+        client = make_client(f"box-{self.outbox.club}-{self.outbox.table}", self.username,
+                             self.password, self.tls, self.cafile)
+        client.max_inflight_messages_set(WINDOW)
+        inflight = {}   # mid -> outbox row id (None: a retained message, not in the outbox)
+        acked = []
+        state = {"up": False, "down": False}
+
+        def on_connect(c, userdata, flags, reason, properties):
+            state["up"] = not reason.is_failure
+            if reason.is_failure:
+                log.warning("club: the broker refused table %s (%s)", self.outbox.table, reason)
+                state["down"] = True
+
+        def on_publish(c, userdata, mid, reason, properties):
+            row = inflight.pop(mid, None)
+            if row is not None:
+                acked.append(row)
+
+        def on_disconnect(c, userdata, flags, reason, properties):
+            state["down"] = True
+
+        client.on_connect, client.on_publish, client.on_disconnect = on_connect, on_publish, on_disconnect
+        self._client = client
+        try:
+            client.connect(self.host, self.port, keepalive=10)
+            deadline = time.monotonic() + 10
+            while not state["up"] and not state["down"]:
+                client.loop(0.05)
+                if time.monotonic() > deadline or self.stopping.is_set():
+                    return
+            if state["down"]:
+                return
+            self.connected.set()
+            self.connections += 1
+            self._resend(client, inflight)
+            cursor = 0
+            while not state["down"] and not self.stopping.is_set() and not self.offline.is_set():
+                room = WINDOW - len(inflight)
+                if room > 0:
+                    for rid, tpc, payload in self.journal.outbox_rows(cursor, room):
+                        info = client.publish(tpc, payload, qos=1, retain="/record/" in tpc)
+                        inflight[info.mid] = rid
+                        cursor = rid
+                if self.outbox.now is not None and self._now_sent is not self.outbox.now:
+                    self._now_sent = self.outbox.now
+                    info = client.publish(topic(self.outbox.club, self.outbox.table, "now"),
+                                          self._now_sent, qos=1, retain=True)
+                    inflight[info.mid] = None
+                client.loop(0.02 if inflight else 0.1)
+                if acked:
+                    self.journal.outbox_done(acked)
+                    self.acked += len(acked)
+                    acked.clear()
+        finally:
+            self._client = None
+            try:
+                client.disconnect()
+            except Exception:
+                pass
+            try:
+                client.socket() and client.socket().close()
+            except Exception:
+                pass
+
+    _now_sent = None
+
+    def _resend(self, client, inflight):
+        """After a (re)connect: the latest matches' records, retained, and the table now."""
+        self._now_sent = None
+        for mid in self.outbox.recent_matches():
+            payload = self.outbox.record(mid)
+            if payload is not None:
+                info = client.publish(topic(self.outbox.club, self.outbox.table, f"record/{mid}"),
+                                      payload, qos=1, retain=True)
+                inflight[info.mid] = None

@@ -1,0 +1,110 @@
+"""One table's match on the board, rebuilt from its public events through the rules engines.
+
+The board never takes a score from a box: it applies the public lines to a
+:class:`Match`. A hidden card is not in them, so the engine gets a stand-in:
+
+* a face-down trump (Twenty-Nine) is the card later ``revealed`` in the same round,
+  or, never revealed, a card nobody played that round (trump that is never turned
+  up decides no trick);
+* a towers discard is the up-card unless the dealer plays it later in the hand,
+  else a card nobody played that hand: the engine then knows exactly what the box
+  knew about the dealer's trumps;
+* a scanned hand is left out (the box already refused every card it made illegal).
+
+Events are applied in their number order; one that arrives early waits for the
+gap to fill. A line the engines refuse stops the match there, with a log line.
+"""
+from ..cards import card_name, pack_for, parse_card
+from ..match import Match
+from ..rules import Refused
+from ..scenario import ScenarioError, parse_action
+
+
+class BoardMatch:
+    def __init__(self, table, mid, start):
+        self.table, self.mid = table, mid
+        self.game, self.seats, self.options = start["game"], tuple(start["seats"]), start["options"]
+        self.started = start.get("started")
+        self.match = Match(self.game, self.seats, self.options)  # raises ValueError if unknown
+        self.events = {}     # n -> event (n >= 1)
+        self.next = 1        # the next event number to apply
+        self.problem = None  # (n, words) when a line was refused
+        self.claimed = None  # the box's own last score (shown beside ours, never used)
+
+    def add(self, n, event):
+        """Store event ``n``; apply every event now in order. Returns words for a refusal or None."""
+        self.events[n] = event
+        if n != self.next:
+            return None
+        refused = None
+        while self.next in self.events:
+            refused = self._apply_next() or refused
+        return refused
+
+    def _apply_next(self):
+        n = self.next
+        event = self.events[n]
+        self.next += 1
+        if "score" in event:
+            self.claimed = event["score"]
+        simple = not (event.get("hidden") or "revealed" in event or event["line"] == "undo")
+        if simple and self.problem is None:
+            try:
+                self.match.apply(parse_action(event["line"].split(), self.game, self.seats, n))
+                return None
+            except (Refused, ScenarioError):
+                pass  # a stand-in chosen earlier may be the card just played: rebuild
+        return self.rebuild()
+
+    def rebuild(self):
+        effective = []
+        for n in range(1, self.next):
+            event = self.events[n]
+            if event["line"] == "undo":
+                if effective:
+                    effective.pop()
+            else:
+                effective.append((n, event))
+        match = Match(self.game, self.seats, self.options)
+        self.problem = None
+        for i, (n, event) in enumerate(effective):
+            try:
+                action = self._action(effective, i)
+                if action is not None:
+                    match.apply(action)
+            except (Refused, ScenarioError, ValueError) as e:
+                self.problem = (n, f"refused by the rules ({type(e).__name__})")
+                break
+        self.match = match
+        if self.problem:
+            return f"table {self.table} match {self.mid} action {self.problem[0]} {self.problem[1]}"
+        return None
+
+    def _action(self, effective, i):
+        n, event = effective[i]
+        tokens = event["line"].split()
+        kind = tokens[0]
+        if kind == "hand":
+            return None
+        if kind in ("trump", "discard"):
+            later = [e for _, e in effective[i + 1:] if e.get("hand") == event.get("hand")]
+            played = {parse_card(e["line"].split()[-1]) for e in later if e["line"].startswith("play ")}
+            card = None
+            if kind == "trump":
+                shown = [e["revealed"] for e in later if "revealed" in e]
+                card = parse_card(shown[0]) if shown else None
+            else:
+                ups = [e["line"].split()[-1] for _, e in effective[:i] if e["line"].startswith("upcard ")]
+                up = parse_card(ups[-1]) if ups else None
+                card = up if up is not None and up not in played else None
+            if card is None:
+                card = min(c for c in pack_for(self.game) if c not in played)
+            tokens = tokens + [card_name(card)]
+        return parse_action(tokens, self.game, self.seats, n)
+
+    def summary(self):
+        state = self.match.state()
+        return {"table": self.table, "match": self.mid, "game": self.game, "seats": list(self.seats),
+                "score": state["score"], "winner": state["winner"], "phase": str(state["phase"]),
+                "hand": state.get("hand"), "events": self.next - 1, "waiting": len(self.events) - (self.next - 1),
+                "box_score": self.claimed, "problem": self.problem and self.problem[1]}
