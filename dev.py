@@ -97,6 +97,26 @@ def web(rest):
         server.wait()
 
 
+MOSQUITTO = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto_passwd")
+
+
+def ensure_mosquitto():
+    """The club tests run the real MQTT broker (Debian's mosquitto): install it where apt-get can.
+    Where it cannot (not root, no apt-get), say so; those tests then skip with the same words."""
+    if all(Path(p).exists() for p in MOSQUITTO):
+        return
+    apt = shutil.which("apt-get")
+    if apt is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        print("dev.py: mosquitto is not installed and apt-get cannot be used here "
+              "(apt-get install mosquitto as root): the club tests will skip", flush=True)
+        return
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    install = [apt, "install", "-y", "-q", "--no-install-recommends", "mosquitto"]
+    if subprocess.run(install, env=env, stdout=subprocess.DEVNULL).returncode != 0:
+        sh(apt, "update", "-q", env=env, stdout=subprocess.DEVNULL)
+        sh(*install, env=env, stdout=subprocess.DEVNULL)
+
+
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else "run"
     rest = argv[2:]
@@ -109,6 +129,7 @@ def main(argv):
         ensure_venv("test")
         ensure_node()
         ensure_browser()
+        ensure_mosquitto()
         os.execv(BIN / "python", [str(BIN / "python"), "-m", "pytest", *rest])
     elif cmd == "web":
         ensure_venv(None)
