@@ -105,6 +105,9 @@ class Web:
     enabled: bool = False
     host: str = "0.0.0.0"  # the box's own page on the table's Wi-Fi
     port: int = 8029
+
+
+@dataclass(frozen=True)
 class Club:
     """Club night (docs/club.md): with a broker the box publishes the table's public actions."""
     broker: str = ""        # mqtt://HOST:1883 or mqtts://HOST:8883; empty: this box is in no club
