@@ -16,6 +16,7 @@ import pytest
 from assistant.cards import card_name
 from assistant.club.board import Board, run_board
 from assistant.club.broker import Broker, BrokerMissing, find
+from assistant.club.page import club_json
 from assistant.club.public import ClubOutbox
 from assistant.club.publisher import Publisher, make_client
 from assistant.journal import Journal, JournalError
@@ -241,7 +242,9 @@ def test_play_goes_on_offline_and_everything_arrives_once_on_reconnect(broker, l
     (m,) = snap["tables"][0]["matches"]
     assert m["events"] == len(rows) and m["problem"] is None
     assert m["score"] == t.match.state()["score"] and m["winner"] == t.match.state()["winner"]
-    assert snap["standings"]["partnerships"][0]["won"] == 1
+    standings = club_json(live_board)["standings"]["twenty-nine"]
+    assert sum(f["won"] for f in standings["partnerships"].values()) == 1
+    assert sorted(standings["players"]) == ["Ann", "Bob", "Cat", "Dan"]
     stored = sqlite3.connect(live_board.db_path if hasattr(live_board, "db_path") else
                              str(tmp_path / "board.sqlite3")).execute("SELECT count(*) FROM events").fetchone()[0]
     assert stored == len(rows) + 1
@@ -342,3 +345,60 @@ def test_club_in_a_box_with_chaos(tmp_path):
     assert figures["lost"] == 0 and figures["doubled"] == 0 and figures["mismatched"] == 0
     assert lines[-1].startswith("club: 3 tables, 1 matches each, events published ")
     assert ", lost 0, doubled 0; publish -> board p50 " in lines[-1]
+
+
+def test_the_club_page_shows_every_table_and_the_standings(tmp_path):
+    """Issue 14 item 2: the page on the web stack: tables, one match with its chart, players."""
+    import urllib.request
+    from assistant.club.page import serve
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    for name, game, seats in (("t1", "towers", ("Ann", "Bob")), ("t2", "twenty-nine", ("Ann", "Cat", "Dan", "Eve"))):
+        j, t, bot = bot_table(tmp_path, game, 2, name=name)
+        play(t, bot, game, seats)
+        for _, topic, payload in j.outbox_rows(0, 100_000):
+            board.receive(topic, payload.encode())
+    server = serve(board, "127.0.0.1", 0)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        get = lambda path: urllib.request.urlopen(base + path, timeout=5).read().decode()  # noqa: E731
+        home = get("/")
+        assert "Table t1" in home and "Table t2" in home and "finished" in home
+        match = get("/matches/1")
+        assert "<svg" in match and "Table t1, match 1" in match and "download" not in match
+        players = get("/players")
+        assert "Ann" in players and "Cat + Eve" in players
+        assert json.loads(get("/api/club"))["standings"]["towers"]["players"]["Ann"]["played"] == 1
+        with pytest.raises(urllib.error.HTTPError):
+            get("/matches/99")
+    finally:
+        server.shutdown()
+
+
+def test_the_daemon_starts_the_publisher_from_the_club_section(broker, tmp_path):
+    """Issue 14 item 1: a [club] section (config) is all a box needs to publish."""
+    from assistant.config import from_dict
+    from assistant.daemon import start_club
+    cfg = from_dict({"club": {"broker": f"mqtt://127.0.0.1:{broker.port}", "club": "c", "table": "t1",
+                              "password": broker.passwords["t1"]}})
+    watcher, got = collect(broker, "board")
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    pub = start_club(cfg.club, j)
+    try:
+        Table(j, {}).new_match("towers", {}, seats=("Ann", "Bob"))
+        assert wait_for(lambda: any(topic == "club/c/t1/events" for topic, _ in got))
+        assert wait_for(pub.idle)
+    finally:
+        pub.stop()
+        watcher.disconnect()
+        watcher.loop_stop()
+    assert start_club(from_dict({}).club, j) is None  # no broker: no club, no thread
+    j.close()
+
+
+def test_a_club_section_with_a_bad_broker_or_name_is_refused():
+    """Issue 14 item 1: the config names the key, like every other config error."""
+    from assistant.config import ConfigError, from_dict
+    with pytest.raises(ConfigError, match=r"\[club\] broker"):
+        from_dict({"club": {"broker": "http://x", "table": "t1"}})
+    with pytest.raises(ConfigError, match=r"\[club\] table"):
+        from_dict({"club": {"broker": "mqtt://x", "table": "a/b"}})

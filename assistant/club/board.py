@@ -147,33 +147,10 @@ class Board:
             out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
                    "tables": [{"table": t, "now": _now(self.now.get(t)), "matches": ms}
                               for t, ms in sorted(tables.items())]}
-        out["standings"] = standings([m for t in out["tables"] for m in t["matches"]])
         return out
 
     def close(self):
         self.db.close()
-
-
-def standings(matches):
-    """Matches played and won per player, and per partnership (Twenty-Nine), over every table."""
-    players, pairs = {}, {}
-    for m in matches:
-        if m["winner"] is None:
-            continue
-        won = set(m["winner"])
-        for name in m["seats"]:
-            row = players.setdefault(name, {"player": name, "played": 0, "won": 0})
-            row["played"] += 1
-            row["won"] += name in won
-        if m["game"] == "twenty-nine":
-            s = m["seats"]
-            for pair in ((s[0], s[2]), (s[1], s[3])):
-                key = " & ".join(sorted(pair))
-                row = pairs.setdefault(key, {"partnership": key, "played": 0, "won": 0})
-                row["played"] += 1
-                row["won"] += pair[0] in won
-    order = lambda r: (-r["won"], r["played"], r.get("player") or r.get("partnership"))  # noqa: E731
-    return {"players": sorted(players.values(), key=order), "partnerships": sorted(pairs.values(), key=order)}
 
 
 def _checked(ev, n):

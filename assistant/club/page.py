@@ -1,55 +1,111 @@
-"""The board's page: every table live and the standings, from ``/api/club`` (JSON).
+"""The board's page, on the box's web stack (assistant/web): its pages, style, charts, statistics.
 
-Plain standard-library HTTP and one small page that asks for the JSON every two
-seconds; nothing but what the board computed is shown.
+``/`` every table live (each table's matches, the latest first), ``/matches/K`` one match with
+its chart and hands (web.pages.match_page), ``/players`` the standings across tables by player
+and by partnership with wins over time (stats.standings, web.pages.players_page), ``/api/club``
+the board's JSON. The records are built by ``stats.replay_match`` from the board's own replay
+(:mod:`.replay`), never from a box's figures; only public facts are in them.
 """
 import json
+import re
 import threading
+from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.resources import files
 
-PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Club board</title>
-<meta name="viewport" content="width=device-width">
-<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse;margin:.5em 0}
-td,th{border:1px solid #aaa;padding:.2em .5em}.p{color:#b00}</style></head><body>
-<h1 id="club">Club board</h1><div id="tables"></div><h2>Standings</h2>
-<div id="players"></div><div id="pairs"></div>
-<script>
-function esc(s){return String(s).replace(/[&<>"]/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]))}
-function grid(rows,cols){return "<table><tr>"+cols.map(c=>"<th>"+esc(c)+"</th>").join("")+"</tr>"+
- rows.map(r=>"<tr>"+cols.map(c=>"<td>"+esc(r[c]??"")+"</td>").join("")+"</tr>").join("")+"</table>"}
-async function tick(){
- try{const d=await (await fetch("api/club")).json();
-  document.getElementById("club").textContent="Club "+d.club;
-  document.getElementById("tables").innerHTML=d.tables.map(t=>"<h2>Table "+esc(t.table)+"</h2>"+
-   grid(t.matches.map(m=>({match:m.match,game:m.game,seats:m.seats.join(", "),score:m.score.join(" - "),
-    winner:(m.winner||[]).join(" & "),phase:m.phase,actions:m.events,problem:m.problem||""})),
-    ["match","game","seats","score","winner","phase","actions","problem"])).join("");
-  document.getElementById("players").innerHTML=grid(d.standings.players,["player","played","won"]);
-  document.getElementById("pairs").innerHTML=grid(d.standings.partnerships,["partnership","played","won"]);
- }catch(e){}
- setTimeout(tick,2000)}
-tick()
-</script></body></html>
-"""
+from ..scenario import format_action
+from ..stats import replay_match, standings, wins_over_time
+from ..web import pages
+from ..web.server import HEADERS
+
+DOWNLOAD = re.compile(r'<p><a href="/api/matches/[^"]*" download>.*?</p>')  # boxes keep scenarios
+
+
+def records(board):
+    """MatchRecords of every match the board holds, numbered 1.. in the order they started."""
+    with board.lock:
+        latest = {}
+        for (table, mid) in board.matches:
+            latest[table] = max(mid, latest.get(table, 0))
+        made = [(bm.started or 0, table, mid, bm.game, bm.seats, bm.options,
+                 [format_action(a, bm.seats) for a in bm.match.actions], latest[table] == mid)
+                for (table, mid), bm in board.matches.items()]
+    made.sort(key=lambda m: (m[0], m[1], m[2]))
+    out = []
+    for k, (started, table, mid, game, seats, options, lines, is_latest) in enumerate(made, 1):
+        rec = replay_match(k, game, seats, options, lines, started, is_latest)
+        rec.table, rec.table_match = table, mid
+        out.append(rec)
+    return out
+
+
+def club_json(board):
+    """``/api/club``: the board's snapshot and the standings across tables (stats.standings)."""
+    out = board.snapshot()
+    out["standings"] = standings(records(board))
+    return out
+
+
+def club_page(board, recs):
+    by_table = {}
+    for r in recs:
+        by_table.setdefault(r.table, []).append(r)
+    counts = board.counts
+    parts = [f"<h1>Club {escape(board.club)}</h1>",
+             f'<p class="quiet">{counts["stored"]} events stored, {counts["duplicates"]} sent twice and '
+             f'dropped, {counts["refused"]} refused. Updates every 5 seconds.</p>']
+    if not by_table:
+        parts.append('<p class="quiet">No table has sent anything yet.</p>')
+    for table, rs in sorted(by_table.items()):
+        rows = "".join(
+            f'<tr><td><a href="/matches/{r.id}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
+            f"<td>{pages.score_words(r)}</td><td>{escape(' and '.join(r.winner or ()))}</td>"
+            f"<td>{pages.state_cell(r)}</td><td>{pages.when(r.started)}</td></tr>" for r in reversed(rs))
+        parts.append(f"<h2>Table {escape(table)}</h2><div class=\"scroll\"><table><tr><th>Match</th><th>Game</th>"
+                     f"<th>Score</th><th>Winner</th><th>State</th><th>Started</th></tr>{rows}</table></div>")
+    body = '<meta http-equiv="refresh" content="5">' + "".join(parts)
+    return pages.page(f"Club {board.club}", "/", body)
 
 
 def serve(board, host, port):
     """Serve in a thread; returns the server (``server_address[1]`` is the port)."""
+    style = files("assistant.web").joinpath("static", "style.css").read_bytes()
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
-            if self.path in ("/", "/index.html"):
-                self._send(200, "text/html; charset=utf-8", PAGE.encode())
-            elif self.path == "/api/club":
-                self._send(200, "application/json", json.dumps(board.snapshot()).encode())
-            else:
-                self._send(404, "text/plain", b"not found\n")
+            path = self.path.split("?", 1)[0]
+            try:
+                if path == "/api/club":
+                    return self._send(200, "application/json", json.dumps(club_json(board)).encode())
+                if path == "/static/style.css":
+                    return self._send(200, "text/css; charset=utf-8", style)
+                if path in ("/", "/matches"):
+                    return self._html(club_page(board, records(board)))
+                if path == "/players":
+                    recs = records(board)
+                    return self._html(pages.players_page(standings(recs), wins_over_time(recs)))
+                m = re.fullmatch(r"/matches/([0-9]{1,9})", path)
+                if m:
+                    recs = records(board)
+                    k = int(m.group(1))
+                    if 1 <= k <= len(recs):
+                        rec = recs[k - 1]
+                        html = pages.match_page(rec).replace(
+                            "<h1>", f"<p class=\"quiet\">Table {escape(rec.table)}, match {rec.table_match}</p><h1>", 1)
+                        return self._html(DOWNLOAD.sub("", html))
+                self._send(404, "text/plain; charset=utf-8", b"not found\n")
+            except Exception:  # a page that cannot be drawn is one plain answer, never a stopped board
+                self._send(500, "text/plain; charset=utf-8", b"the board could not draw this page\n")
+
+        def _html(self, text):
+            self._send(200, "text/html; charset=utf-8", text.encode())
 
         def _send(self, status, kind, body):
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
+            for k, v in HEADERS.items():
+                self.send_header(k, v)
             self.end_headers()
             self.wfile.write(body)
 

@@ -1,0 +1,37 @@
+"""Club night at scale (issue 14, item 6): 10, 25 and 50 tables through one Mosquitto and one board.
+
+    python3 dev.py bench club              # 10, 25, 50 tables, 2 matches each, calm and with chaos
+    python3 dev.py bench club -- 10 1      # (runpy: set CLUB_TABLES=10 CLUB_MATCHES=1 instead)
+
+Each run is ``card-assistant sim --club`` (assistant/club/club_sim.py): a private Mosquitto, the
+board as its own process and N boxes whose bots play at a fast pace (club_sim.PACE between two
+actions at a table) in one process. Printed per run: events published and stored, lost and
+doubled (from every box's journal against the board), events per second over the play, the
+latency from the box's journal commit to the board's commit (p50, p99) and the board's CPU time
+(its share of the play's wall time is its load). Side by side: the same with --chaos (broker
+and board killed with SIGKILL, connections dropped, a box's Wi-Fi off for a while).
+"""
+import os
+import sys
+import tempfile
+
+from assistant.club.club_sim import run_club
+
+
+def main():
+    tables = [int(x) for x in os.environ.get("CLUB_TABLES", "10,25,50").split(",")]
+    matches = int(os.environ.get("CLUB_MATCHES", "2"))
+    print(f"{'tables':>6} {'chaos':>5} {'events':>7} {'lost':>4} {'dbl':>3} {'ev/s':>6} "
+          f"{'p50 ms':>7} {'p99 ms':>7} {'board CPU s':>11} {'of play':>7}")
+    for n in tables:
+        for chaos in (False, True):
+            with tempfile.TemporaryDirectory(prefix="bench-club-") as folder:
+                status, f = run_club(n, matches, 1, chaos, out=lambda line: None, folder=folder)
+            share = f["board_cpu_s"] / max(f["play_s"] + f["drain_s"], 1e-9)
+            print(f"{n:>6} {'yes' if chaos else 'no':>5} {f['published']:>7} {f['lost']:>4} {f['doubled']:>3} "
+                  f"{f['events_per_s']:>6.0f} {f['p50']:>7.0f} {f['p99']:>7.0f} {f['board_cpu_s']:>11.1f} "
+                  f"{share:>6.0%}{'' if status == 0 else '  FAILED'}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
