@@ -248,7 +248,14 @@ class Journal:
 
     def _club(self, what, *args):
         """The outbox rows for a new match or an action, or none outside a club."""
-        return getattr(self.outbox, what)(*args) if self.outbox is not None else ()
+        if self.outbox is None:
+            return ()
+        try:
+            return getattr(self.outbox, what)(*args)
+        except Exception:  # the club never stops the table: the action is kept, its message is not
+            self.outbox.forget(args[0], None)
+            self.problems.append("club: an action could not be put in the outbox")
+            return ()
 
     def outbox_rows(self, after=0, limit=100):
         """``(id, topic, payload)`` of unacknowledged club messages after ``after``, oldest first."""
@@ -264,9 +271,13 @@ class Journal:
                 self.db.executemany("DELETE FROM outbox WHERE id=?", [(i,) for i in ids])
 
     def new_match(self, game, seats, options):
-        started = time.time()
-        mid = (self.db.execute("SELECT max(id) FROM matches").fetchone()[0] or 0) + 1
-        rows = self._club("new_match", mid, game, tuple(seats), dict(options), started)
+        started, mid, rows = time.time(), None, ()  # outside a club SQLite numbers the match
+        if self.outbox is not None and not self.readonly:  # the club's message needs the number first
+            try:
+                mid = (self.db.execute("SELECT max(id) FROM matches").fetchone()[0] or 0) + 1
+            except sqlite3.Error as e:
+                raise JournalError(_plain(e, self.path)) from None
+            rows = self._club("new_match", mid, game, tuple(seats), dict(options), started)
         cur = self._write("INSERT INTO matches (id, game, seats, options, started) VALUES (?, ?, ?, ?, ?)",
                           (mid, game, json.dumps(list(seats)), json.dumps(options), started), outbox=rows)
         self.match_id, self._seq, self._aside = cur.lastrowid, 0, 0
