@@ -498,6 +498,7 @@ def test_29_claim_and_a_later_accusation_say_what_they_did(nine):
     v = nine.table.view()
     assert v.phase == "hand-over" and v.prompt.split("\n") == [
         "Claim: P4's renege", "P1+P3 +1", "Next: P2 deals 4 each"]
+    assert (v.trump, v.points, v.bid) == (None, (), None)  # 17.10: the last round's figures go
     score = v.score
     nine.press("back")
     _open_menu_item(nine, "Accuse P1")
@@ -617,3 +618,15 @@ def test_towers_claim_after_the_hand_says_it_replaces_the_result(towers):
     _open_menu_item(towers, "Claim: P1's renege")
     v = towers.table.view()
     assert v.prompt.split("\n")[:3] == ["Claim: P1's renege", "replaces the hand:", "P2 +1 tower"]
+
+
+def test_towers_accusation_is_confirmed_and_marked(towers):
+    """Issue 17 item 8 in towers (T9): a pending accusation is confirmed and marked until settled."""
+    towers_to_play(towers)
+    towers.tap(2, "QC")                          # P2's discard
+    towers.tap(1, "AS")
+    _open_menu_item(towers, "Accuse P2")
+    v = towers.table.view()
+    assert v.alert.text == "P1 accuses P2: decided by the hand's end"
+    v = towers.press("back")
+    assert "accused P2" in v.extra and towers.lines()[-1] == "accuse P2"
