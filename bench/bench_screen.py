@@ -62,28 +62,34 @@ def report(label, med, p99):
 
 
 def match_frames():
-    """Every frame the simulated box hands its display during whole bot matches."""
+    """Every frame the simulated box hands its display during whole bot matches, and the
+    indexes of those that followed a card tap (the rest followed a button)."""
     import tempfile
 
     from assistant.sim import SimBox
     from assistant.sim_bots import run_bots
 
-    frames = []
+    frames, tapped = [], set()
     with tempfile.TemporaryDirectory() as tmp:
         for game, matches, seed, pads in MATCHES:
             sim = SimBox(Path(tmp) / game, game, pads).start()
             device = sim.box.display.device
-            shown = device.display
+            shown, tap = device.display, sim.tap
 
             def keep(image, shown=shown):
                 frames.append(image.copy())
                 shown(image)
-            device.display = keep
+
+            def tap_and_mark(pad, card, tap=tap):
+                n = len(frames)
+                tap(pad, card)
+                tapped.update(range(n, len(frames)))
+            device.display, sim.tap = keep, tap_and_mark
             try:
                 run_bots(sim, game, matches, seed, 0.1, out=lambda line: None)
             finally:
                 sim.stop()
-    return frames
+    return frames, tapped
 
 
 def pct(samples, q):
@@ -96,9 +102,10 @@ def bus():
 
     from assistant.oled import DRIVERS, capture_i2c, page_bytes
 
-    frames = match_frames()
+    frames, tapped = match_frames()
     games = " and ".join(f"{m} {g}" for g, m, _, _ in MATCHES)
-    print(f"{len(frames)} screen changes in bot matches ({games} matches)")
+    print(f"{len(frames)} screen changes in bot matches ({games} matches), {len(tapped)} of them "
+          f"after a card tap, the rest after a button")
     pages = [b"".join(page_bytes(f, 128, 8)) for f in frames]
     floor = [sum(a != b for a, b in zip(p, q)) for p, q in zip(pages, pages[1:])]
     for driver in ("ssd1306", "sh1106"):
@@ -113,6 +120,7 @@ def bus():
                 device.display(frame)
                 cpu.append((time.perf_counter() - t) * 1000)
                 sizes.append(serial.wire_bytes() - before)
+            after_tap = [n for i, n in enumerate(sizes) if i in tapped and i > 0]
             sizes = sizes[1:]  # the first frame is whole for both: the RAM is unknown at start
             full = full or max(sizes)
             med, p99 = statistics.median(sizes), pct(sizes, 0.99)
@@ -122,6 +130,10 @@ def bus():
             print(f"{driver} {label:<10} I2C time at 400 kHz:         median {ms(med):.1f} ms "
                   f"({100 * med / full:.0f} %), p99 {ms(p99):.1f} ms ({100 * p99 / full:.0f} %); "
                   f"display() CPU median {statistics.median(cpu):.2f} ms")
+            if label == "partial":
+                med, p99 = statistics.median(after_tap), pct(after_tap, 0.99)
+                print(f"{driver} {label:<10}   of which after a card tap: median {med:.0f} "
+                      f"({100 * med / full:.0f} %), p99 {p99} ({100 * p99 / full:.0f} %)")
     med, p99 = statistics.median(floor), pct(floor, 0.99)
     print(f"bytes that differ from the frame before (the floor): median {med:.0f} "
           f"({100 * med / 1024:.0f} % of 1,024), p99 {p99} ({100 * p99 / 1024:.0f} %)")
