@@ -24,7 +24,7 @@ from .events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArr
 from .journal import JournalError
 from .match import Match
 from .rules import Refused
-from .scenario import OPTIONS, Action
+from .scenario import GAME_OPTIONS, OPTIONS, Action
 from .table_view import (HIDDEN_KINDS, accusation_words, build_view, choices_for, desk, result_lines,
                          undone_words)
 from .table_view import before as view_before
@@ -265,7 +265,7 @@ class Table:
     def _confirm_end_scan(self, card):
         e = self.match.engine
         waiting = [self.match.seats[s] for s in range(len(self.match.seats)) if self.scan_target(s)]
-        what = "up-card" if self.match.game == "towers" else f"lead of {self.match.seats[e.to_act]}"
+        what = self.desk.centre_tap_words(e, self.match.seats)
         self.alert = None  # the question takes the screen
         self.menu = (f"{', '.join(waiting)} not scanned", [
             ("Keep scanning", lambda: None),
@@ -413,8 +413,8 @@ class Table:
 
     def new_match(self, game, options=None, seats=None):
         # only the rules switched away from their defaults are recorded (scenario `option` lines)
-        options = {k: str(v) for k, v in (options or {}).items()
-                   if game == "twenty-nine" and str(v) != OPTIONS[k][0]}
+        allowed = GAME_OPTIONS[game]
+        options = {k: str(v) for k, v in (options or {}).items() if k in allowed and str(v) != allowed[k][0]}
         match = Match(game, seats, options=options)  # seats: names, e.g. the club's players
         try:
             self.journal.new_match(game, match.seats, match.options)
@@ -425,7 +425,7 @@ class Table:
             return
         self.match = match
         self.default_game = game  # the next new match offers this game and its house rules again
-        if game == "twenty-nine":
+        if GAME_OPTIONS[game]:
             self.default_options = dict(options)
         self.scans, self.scan_taps = {}, []
         self.cursor = 0

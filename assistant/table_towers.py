@@ -57,6 +57,11 @@ def hand_with_hidden(e, seat, cards):
     return tuple(cards)
 
 
+def centre_tap_words(e, seats):
+    """What a card on the centre pad during a deal scan would be: the up-card."""
+    return "up-card"
+
+
 # -- taps ------------------------------------------------------------------------------------
 
 def tap(table, pad_seat, c):

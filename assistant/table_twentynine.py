@@ -84,6 +84,11 @@ def hand_with_hidden(e, seat, cards):
     return tuple(cards) + ((e._trump_card,) if seat == e.bidder else ())
 
 
+def centre_tap_words(e, seats):
+    """What a card on the centre pad during a deal scan would be: the first lead."""
+    return f"lead of {seats[e.to_act]}"
+
+
 # -- taps ------------------------------------------------------------------------------------
 
 def tap(table, pad_seat, c):

@@ -139,7 +139,7 @@ def build_view(table):
     if table.menu is not None:
         title, items, sel = table.menu
         game = m.game if m is not None else table.default_game
-        seats = m.seats if m is not None else (("P1", "P2") if game == "towers" else ("P1", "P2", "P3", "P4"))
+        seats = m.seats if m is not None else tuple(f"P{i + 1}" for i in range(desk(game).SEATS))
         return View(game=game, seats=seats, phase="menu", alert=alert,
                     menu=Menu(title, tuple(label for label, _ in items), sel))
     fields = desk(m.game).fields(table)
