@@ -79,8 +79,17 @@ def _quiet_stdout():
         os.close(devnull)
 
 
+def _plain_terminal():
+    """A terminal that cannot show a suit symbol or the OLED's block characters (an ASCII locale)
+    gets '?' in their place instead of a refusal to print at all."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and (stream.encoding or "").lower() not in ("utf-8", "utf8"):
+            stream.reconfigure(errors="replace")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    _plain_terminal()
     try:
         return _dispatch(argv)
     except BrokenPipeError:

@@ -225,3 +225,19 @@ def test_a_broken_pipe_ends_quietly(args):
     assert out.stderr == b"", out.stderr.decode()
     assert out.returncode in (0, 141)  # argparse's help gives up on a closed pipe by itself
 
+
+
+# -- an ASCII terminal -------------------------------------------------------------------------
+
+ASCII = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0",
+         "PYTHONIOENCODING": None}
+
+
+@pytest.mark.parametrize("args", [("replay", EXAMPLE), ("sim", "--bots", "--matches", "1", "--seed", "2")])
+def test_an_ascii_terminal_gets_question_marks_not_an_error(args, tmp_path):
+    """Issue 15's locale audit: with a C locale and no UTF-8 coercion, standard output is ASCII.
+    Suit symbols and the OLED's blocks become '?'; the command still does its job."""
+    out = run(*args, env=ASCII)
+    assert out.returncode == 0, out.stderr.decode("ascii", "replace")
+    assert b"?" in out.stdout
+    assert out.stderr == b""
