@@ -85,9 +85,10 @@ def web(rest):
     exe = str(BIN / "card-assistant")
     server = subprocess.Popen([exe, "web", "--state-dir", str(state), *(rest or ["--port", "8029"])])
     try:
-        for game, matches in (("towers", 3), ("twenty-nine", 2)):
+        players = ["--player", "Ann", "--player", "Bob", "--player", "Cleo", "--player", "Dev"]
+        for game, matches, seated in (("towers", 3, 4), ("twenty-nine", 2, 8)):
             sh(exe, "sim", "--bots", "--game", game, "--matches", matches, "--seed", 1,
-               "--renege-rate", "0.05", "--state-dir", state)
+               "--renege-rate", "0.05", "--state-dir", state, *players[:seated])
         print("The bots are done; the page stays up. Ctrl-C stops it.", flush=True)
         server.wait()
     except KeyboardInterrupt:

@@ -18,6 +18,7 @@ COMMANDS = {
     "run": ("assistant.daemon", "run the box (the daemon systemd starts)"),
     "sim": ("assistant.sim", "run the box headless with simulated pins, display and reader"),
     "export": ("assistant.export", "write the journal's matches as scenario files (reads only)"),
+    "players": ("assistant.players", "enrol, list, rename or remove player tags (not cards)"),
     "web": ("assistant.web.server", "serve the box's web page: now, matches, players (reads only)"),
     "board": ("assistant.club.board", "the club's live results board (MQTT, docs/club.md)"),
 }

@@ -191,8 +191,14 @@ def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
     """The journal in ``state_dir`` and a table resumed from it (or at the new-match menu)."""
     journal = Journal(os.path.join(state_dir, "journal.sqlite3"))
     resumed = journal.resume()
+    from .players import PlayersError, load_players
+    try:
+        players = load_players(state_dir)
+    except PlayersError as e:  # the box plays on with guests; the list is fixed with `players`
+        log.warning("%s: seats are guests until it is fixed", e)
+        players = {}
     table = Table(journal, deck, pads=pads, game=cfg_game.game, options=cfg_game.options(),
-                  deal_scan=deal_scan, match=resumed.match)
+                  deal_scan=deal_scan, match=resumed.match, players=players)
     for problem in resumed.problems:  # in full in the log; the screen has room for the first
         log.warning("%s", problem)
     if resumed.problems:

@@ -30,11 +30,16 @@ def sim_uid(card):
     return f"04{card:02X}5EED{card * 7 % 256:02X}{card * 13 % 256:02X}80"
 
 
+def player_uid(index):
+    """A 7-byte UID for the simulated player tag number ``index`` (never a card's)."""
+    return f"04{index:02X}9A7E{index * 7 % 256:02X}0000"
+
+
 class SimBox:
     """The box on mock hardware; ``tap``/``press``/``hold`` act like hands at the table."""
 
     def __init__(self, state_dir, game="towers", pads=("P1", "P2", "centre"), frames_dir=None,
-                 options=None, deal_scan=False):
+                 options=None, deal_scan=False, players=()):
         from gpiozero.pins.mock import MockFactory
 
         from . import config as config_mod
@@ -45,6 +50,14 @@ class SimBox:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         deck = {sim_uid(c): c for c in sorted(TWENTY_NINE_PACK)}
         save_deck(deck, self.state_dir / "deck.txt")
+        self.players = {}  # uid -> name: each --player gets a tag (type the name to tap it)
+        if players:
+            from .players import load_players, save_players
+            self.players = load_players(self.state_dir)
+            for name in players:
+                if name.lower() not in (n.lower() for n in self.players.values()):
+                    self.players[player_uid(len(self.players))] = name
+            save_players(self.players, self.state_dir)
         cfg = config_mod.Config()
         game_cfg = dataclasses.replace(cfg.game, game=game, **(options or {}))
         self.cfg = dataclasses.replace(
@@ -115,6 +128,14 @@ class SimBox:
         self.box.wait_counted(TagRemoved, before + 1)
         self.settle()
 
+    def tap_player(self, pad, name):
+        """Tap the simulated player tag of ``name`` on pad index ``pad``."""
+        uid = next(u for u, n in self.players.items() if n.lower() == name.lower())
+        before = self._count(TagRemoved)
+        self.firmware.tap(pad + 1, uid)
+        self.box.wait_counted(TagRemoved, before + 1)
+        self.settle()
+
     def _pin(self, name):
         return self.factory.pin(getattr(self.cfg.pins, name))
 
@@ -167,6 +188,8 @@ def parse_args(argv):
                    help="pad roles in the reader's pad order, e.g. P1,P2,centre (default: "
                         "P1,P2,centre for towers, P1,P2,P3,P4 for Twenty-Nine)")
     p.add_argument("--deal-scan", action="store_true", help="players scan their hands before play")
+    p.add_argument("--player", action="append", default=[], metavar="NAME",
+                   help="a player with a tag (repeat it); at the keyboard type the name to tap the tag")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a Twenty-Nine house rule, e.g. --option pair=on")
     p.add_argument("--verbose", action="store_true", help="log every action (public ones only)")
@@ -210,6 +233,12 @@ def parse_args(argv):
             p.error(f"{key} takes {' or '.join(map(str, allowed))}, not {value!r}")
         options[key] = int(value) if value.isdigit() else value
     args.options = options
+    from .players import PlayersError, check_name
+    for name in args.player:
+        try:
+            check_name(name)
+        except PlayersError as e:
+            p.error(str(e))
     if args.bots and args.deal_scan and args.game != "towers":
         p.error("with --deal-scan the bots play towers only (Twenty-Nine scans come after the trump card)")
     for flag, folder in (("--state-dir", args.state_dir), ("--frames", args.frames)):
@@ -234,7 +263,8 @@ def main(argv):
         print(f"card-assistant sim: cannot make the folder {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
     try:
-        sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan).start()
+        sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan,
+                     args.player).start()
     except (RuntimeError, OSError) as e:
         print(f"card-assistant sim: {e}", file=sys.stderr)
         return 1
@@ -285,7 +315,8 @@ KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "lef
 def interactive(sim):
     from .display import to_terminal
     print("card-assistant sim: type a card (JS, or '2 JS' for pad 2), a/d left/right, Enter OK,\n"
-          "b Back, m menu (hold OK), u undo (hold Back), q quit.")
+          "b Back, m menu (hold OK), u undo (hold Back), q quit."
+          + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
     while True:
         print(to_terminal(sim.box.frame))
         print("  screen: " + screen_words(sim.box.view))
@@ -299,6 +330,12 @@ def interactive(sim):
         if word in KEYS:
             gesture, button = KEYS[word]
             getattr(sim, gesture)(button)
+        elif any(word.split()[-1] == n.lower() for n in sim.players.values()):  # a player's tag
+            parts = line.split()
+            pad = int(parts[0]) - 1 if len(parts) == 2 and parts[0].isdigit() else 0
+            if 0 <= pad < len(sim.table.pads):
+                sim.tap_player(pad, parts[-1])
+                print(f"  tapped {parts[-1]}'s player tag on pad {pad + 1}")
         else:
             parts = line.split()
             try:

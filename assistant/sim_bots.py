@@ -65,6 +65,14 @@ def start_match(sim, game):
     menu_pick_open(sim, "Towers" if game == "towers" else "Twenty-Nine")
     if game == "twenty-nine":  # the house rules from the config are offered: start with them
         menu_pick_open(sim, "Start Twenty-Nine")
+    names = list(sim.players.values())
+    while t.seating is not None:  # each seat taps a player tag, in turn; OK seats a guest
+        seated = t.seating[2]
+        free = [n for n in names if n not in seated]
+        if free:
+            sim.tap_player(0, free[0])
+        else:
+            sim.press("ok")
 
 
 def menu_pick_open(sim, want):

@@ -24,7 +24,7 @@ from .events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArr
 from .journal import JournalError
 from .match import Match
 from .rules import Refused
-from .scenario import GAME_OPTIONS, OPTIONS, Action
+from .scenario import GAME_OPTIONS, GAMES, OPTIONS, Action
 from .table_view import (HIDDEN_KINDS, accusation_words, build_view, choices_for, desk, result_lines,
                          undone_words)
 from .table_view import before as view_before
@@ -35,9 +35,11 @@ class Table:
     """One box's table: the match in play plus what the screen is doing."""
 
     def __init__(self, journal, deck, pads=("P1", "P2", "centre"), game="towers", options=None,
-                 deal_scan=False, match=None):
+                 deal_scan=False, match=None, players=None):
         self.journal = journal
         self.deck = dict(deck)
+        self.players = {uid.upper(): name for uid, name in (players or {}).items()}  # player tags
+        self.seating = None        # (game, options, names so far) while seats tap their player tags
         self.pads = tuple(pads)
         self.default_game = game
         self.default_options = dict(options or {})
@@ -173,6 +175,10 @@ class Table:
     def _tag(self, pad, uid):
         if pad in self.conflicts:
             self._alert("refused", f"Two cards on {self._pad_name(pad)}: lift one", "pad-conflict")
+            return
+        name = self.players.get(uid.upper())
+        if name is not None:  # a player tag: a seat's name at a new match, never a card
+            self._player_tag(name)
             return
         card = self.deck.get(uid)
         if card is None:
@@ -411,7 +417,33 @@ class Table:
                           lambda k=key, v=nxt, i=i: self._options_menu({**options, k: v}, i)))
         self.menu = ("House rules", items, sel)
 
+    def _player_tag(self, name):
+        if self.seating is None or self.menu is None:
+            self._alert("refused", f"That is {name}'s player tag, not a card")
+            return
+        game, options, names = self.seating
+        if name in names:
+            self._alert("refused", f"{name} already has a seat")
+            return
+        self._seat_menu(game, options, names + [name])
+
+    def _seat_menu(self, game, options, names):
+        """Each seat in turn taps a player tag; OK seats a guest, who keeps the seat's name."""
+        seat = len(names)
+        if seat == GAMES[game]:
+            self.seating = None
+            self.menu = None
+            self.new_match(game, options, tuple(names))
+            return
+        guest = f"P{seat + 1}"
+        self.seating = (game, options, names)
+        self.menu = (f"{guest}: tap player tag", [("Guest", lambda: self._seat_menu(game, options, names + [guest]))], 0)
+
     def new_match(self, game, options=None, seats=None):
+        if seats is None and self.players:  # players' tags: each seat taps one first
+            self._seat_menu(game, options, [])
+            return
+        self.seating = None
         # only the rules switched away from their defaults are recorded (scenario `option` lines)
         allowed = GAME_OPTIONS[game]
         options = {k: str(v) for k, v in (options or {}).items() if k in allowed and str(v) != allowed[k][0]}

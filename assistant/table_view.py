@@ -8,7 +8,8 @@ face-down trump is "hidden", scans appear as counts, the towers discard is never
 named. A prompt is one or more lines joined by newlines, each drawn unbroken.
 """
 from .cards import SUIT_SYMBOLS, card_label
-from .view import Menu, View
+from .players import short_name
+from .view import Alert, Menu, View
 
 HIDDEN_KINDS = {"trump": "the trump card", "discard": "the discard", "hand": "a scanned hand"}
 
@@ -145,4 +146,20 @@ def build_view(table):
     fields = desk(m.game).fields(table)
     if not table.reader_ok:  # its alert may be cleared with Back; the mark stays until it is back
         fields["extra"] = (*fields.get("extra", ()), "no reader")
-    return View(game=m.game, seats=m.seats, alert=alert, **fields)
+    seats = m.seats
+    if any(short_name(n) != n for n in seats):  # players' names: one rule shortens them on the OLED
+        fields, alert, seats = shortened(fields, alert, seats)
+    return View(game=m.game, seats=seats, alert=alert, **fields)
+
+
+def shortened(fields, alert, seats):
+    """Every long seat name, in the prompt, the notes and the alert, by :func:`short_name`."""
+    import re
+    names = sorted((n for n in seats if short_name(n) != n), key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, names)) + r")(?![\w])")
+    cut = lambda text: pattern.sub(lambda m: short_name(m.group(1)), text)  # noqa: E731
+    fields = dict(fields, prompt=cut(fields.get("prompt", "")),
+                  extra=tuple(cut(x) for x in fields.get("extra", ())))
+    if alert is not None:
+        alert = Alert(alert.kind, cut(alert.text))
+    return fields, alert, tuple(short_name(n) for n in seats)
