@@ -135,6 +135,17 @@ def reader_problem(port):
     return None
 
 
+def open_reader(port):
+    """``(events, reader)``: the reader at ``port`` started, posting to a new queue; ValueError
+    with the reason, said at once, when it cannot be used (also for `card-assistant players`)."""
+    problem = reader_problem(port)
+    if problem:
+        raise ValueError(problem)
+    from assistant.reader import Reader
+    events = queue.Queue()
+    return events, Reader(port, events).start()
+
+
 def main(argv, events=None):
     """Run enrolment; ``events`` (a queue of reader events) replaces the serial port in tests."""
     args = parse_args(argv)
@@ -162,13 +173,11 @@ def main(argv, events=None):
 
     reader = None
     if events is None:
-        problem = reader_problem(args.port)
-        if problem:
-            print(f"card-assistant enroll: {problem}", file=sys.stderr)
+        try:
+            events, reader = open_reader(args.port)
+        except ValueError as e:
+            print(f"card-assistant enroll: {e}", file=sys.stderr)
             return 2
-        from assistant.reader import Reader
-        events = queue.Queue()
-        reader = Reader(args.port, events).start()
     try:
         if args.verify:
             job = Verification(deck, cards)

@@ -14,7 +14,6 @@ longer than 6 characters is shortened by one rule: its first 5 characters and a 
 ('Alexa.', 'Bob')
 """
 import os
-import queue
 import re
 import sys
 from pathlib import Path
@@ -126,7 +125,7 @@ def wait_for_tag(events, say):
 def main(argv, events=None):
     """``events`` (a queue of reader events) replaces the serial port in tests."""
     from .cli import argument_parser
-    from .enroll import DEFAULT_PORT, reader_problem
+    from .enroll import DEFAULT_PORT, open_reader
     p = argument_parser("card-assistant players", description="Enrol, list, rename and remove player tags.")
     p.add_argument("what", choices=("add", "list", "rename", "remove"))
     p.add_argument("names", nargs="*", metavar="NAME")
@@ -176,13 +175,11 @@ def main(argv, events=None):
         return 1
     reader = None
     if events is None:
-        problem = reader_problem(args.port)
-        if problem:
-            print(f"{me}: {problem}", file=sys.stderr)
+        try:
+            events, reader = open_reader(args.port)
+        except ValueError as e:
+            print(f"{me}: {e}", file=sys.stderr)
             return 2
-        from .reader import Reader
-        events = queue.Queue()
-        reader = Reader(args.port, events).start()
     try:
         say(f"Tap {name}'s player tag on any pad (a key fob, a sticker: any tag that is not a card).")
         while True:
