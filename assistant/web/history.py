@@ -68,6 +68,11 @@ class History:
             out.append(rec)
         return out
 
+    @property
+    def journal(self):
+        """The read-only Journal (for its settings), or None before there is one."""
+        return self._journal
+
     def scenario_lines(self, mid):
         """``(game, seats, options, lines)`` of one match, or None."""
         try:

@@ -11,8 +11,9 @@ from ..rules import Refused
 from ..scenario import ScenarioError, parse_action
 
 
-def view_of(rec, lines):
-    """The View of a match in play from its journal lines, or None when it cannot be built."""
+def view_of(rec, lines, journal=None):
+    """The View of a match in play from its journal lines. ``journal`` (read-only) gives the
+    table its settings (deal scan), as the box's own table reads them."""
     from ..table import Table
     match = Match(rec.game, rec.seats, rec.options)
     for n, line in enumerate(lines, 1):
@@ -20,7 +21,7 @@ def view_of(rec, lines):
             match.apply(parse_action(line.split(), rec.game, match.seats, n))
         except (ScenarioError, Refused):
             break
-    table = Table(None, {}, game=rec.game, match=match)
+    table = Table(journal, {}, game=rec.game, match=match)  # never applies: nothing is written
     return table.view()
 
 

@@ -63,7 +63,7 @@ class Site:
             if self._now[0] == version:
                 return self._now[1]
             found = self.history.scenario_lines(rec.id)
-            view = view_of(rec, found[3]) if found else None
+            view = view_of(rec, found[3], self.history.journal) if found else None
             answer = {"id": rec.id, "version": version, "state": rec.state,
                       "view": None if view is None else public(view),
                       "message": "" if view else "The match in play cannot be shown."}
