@@ -109,7 +109,8 @@ def ensure_mosquitto():
     apt = shutil.which("apt-get")
     if apt is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
         print("dev.py: mosquitto is not installed and apt-get cannot be used here "
-              "(apt-get install mosquitto as root): the club tests will skip", flush=True)
+              "(apt-get install mosquitto as root): the club tests skip and sim --club says so",
+              flush=True)
         return
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     install = [apt, "install", "-y", "-q", "--no-install-recommends", "mosquitto"]
@@ -123,6 +124,7 @@ def main(argv):
     rest = argv[2:]
     if cmd == "run":
         ensure_venv(None)
+        ensure_mosquitto()  # for `card-assistant sim --club` (docs/club.md)
         args = rest or ["sim", "--bots", "--game", "towers", "--matches", "3", "--seed", "1",
                         "--renege-rate", "0.05"]
         os.execv(BIN / "card-assistant", [str(BIN / "card-assistant"), *args])

@@ -242,9 +242,11 @@ class Journal:
                 if also is not None:
                     self.db.execute(*also)
                 self.db.executemany("INSERT INTO outbox (topic, payload) VALUES (?, ?)", outbox)
-                return cur
         except sqlite3.Error as e:
             raise JournalError(_plain(e, self.path)) from None
+        if outbox:
+            self.outbox.wake.set()  # committed: the publisher sends it now
+        return cur
 
     def _club(self, what, *args):
         """The outbox rows for a new match or an action, or none outside a club."""

@@ -1,7 +1,7 @@
 """Club night at scale (issue 14, item 6): 10, 25 and 50 tables through one Mosquitto and one board.
 
-    python3 dev.py bench club              # 10, 25, 50 tables, 2 matches each, calm and with chaos
-    python3 dev.py bench club -- 10 1      # (runpy: set CLUB_TABLES=10 CLUB_MATCHES=1 instead)
+    python3 dev.py bench club              # 10, 25, 50 tables, 1 match each, calm and with chaos
+    CLUB_TABLES=10 CLUB_MATCHES=2 python3 dev.py bench club   # other sizes
 
 Each run is ``card-assistant sim --club`` (assistant/club/club_sim.py): a private Mosquitto, the
 board as its own process and N boxes whose bots play at a fast pace (club_sim.PACE between two
@@ -20,7 +20,7 @@ from assistant.club.club_sim import run_club
 
 def main():
     tables = [int(x) for x in os.environ.get("CLUB_TABLES", "10,25,50").split(",")]
-    matches = int(os.environ.get("CLUB_MATCHES", "2"))
+    matches = int(os.environ.get("CLUB_MATCHES", "1"))
     print(f"{'tables':>6} {'chaos':>5} {'events':>7} {'lost':>4} {'dbl':>3} {'ev/s':>6} "
           f"{'p50 ms':>7} {'p99 ms':>7} {'board CPU s':>11} {'of play':>7}")
     for n in tables:

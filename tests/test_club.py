@@ -340,7 +340,7 @@ def test_club_in_a_box_with_chaos(tmp_path):
     mosquitto_or_skip()
     from assistant.club.club_sim import run_club
     lines = []
-    status, figures = run_club(3, 1, 2, chaos=True, out=lines.append, folder=tmp_path)
+    status, figures = run_club(3, 1, 2, chaos=True, out=lines.append, folder=tmp_path, pace=0.004)
     assert status == 0, lines
     assert figures["lost"] == 0 and figures["doubled"] == 0 and figures["mismatched"] == 0
     assert lines[-1].startswith("club: 3 tables, 1 matches each, events published ")

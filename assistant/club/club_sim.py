@@ -26,7 +26,7 @@ from pathlib import Path
 
 NAMES = ["Ada", "Ben", "Cleo", "Dev", "Elsa", "Finn", "Gwen", "Hugo", "Iris", "Jude", "Kira", "Liam",
          "Mona", "Nils", "Olga", "Pavel", "Rosa", "Sven", "Tara", "Ugo", "Vera", "Wim", "Xena", "Yuri"]
-PACE = 0.004  # seconds between two actions at a table (bots play fast, but not flat out)
+PACE = 0.02  # seconds between two actions at a table: a hundred times real play, not flat out
 
 
 def roster(count):
@@ -34,7 +34,7 @@ def roster(count):
 
 
 class SimTable(threading.Thread):
-    def __init__(self, index, folder, broker, club, matches, seed):
+    def __init__(self, index, folder, broker, club, matches, seed, pace=PACE):
         super().__init__(name=f"table-{index}", daemon=True)
         from ..journal import Journal
         from ..table import Table
@@ -46,7 +46,7 @@ class SimTable(threading.Thread):
         self.journal.outbox = ClubOutbox(club, self.name_, self.journal)
         self.table = Table(self.journal, {}, game=self.game)
         self.publisher = Publisher(self.journal, self.journal.outbox, broker.url(self.name_))
-        self.matches, self.seed, self.index = matches, seed, index
+        self.matches, self.seed, self.index, self.pace = matches, seed, index, pace
         self.events = 0
         self.error = None
 
@@ -75,7 +75,7 @@ class SimTable(threading.Thread):
                 if not self.table.apply(action):
                     raise RuntimeError(f"table {self.name_} refused a bot's action ({self.table.alert})")
                 self.events += 1
-                time.sleep(PACE)
+                time.sleep(self.pace)
             m = self.table.match
 
 
@@ -116,7 +116,7 @@ def cpu_seconds(pid):
         return 0.0
 
 
-def run_club(tables, matches, seed, chaos=False, out=print, folder=None):
+def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PACE):
     """Play the club night; returns (exit status, figures)."""
     from .broker import Broker, free_port
     folder = Path(folder or tempfile.mkdtemp(prefix="card-assistant-club-"))
@@ -125,7 +125,7 @@ def run_club(tables, matches, seed, chaos=False, out=print, folder=None):
     broker = Broker(folder / "broker", club, names).start()
     port = free_port()
     board = {"proc": board_process(folder, broker, port, club), "cpu": 0.0}
-    boxes = [SimTable(i, folder, broker, club, matches, seed) for i in range(tables)]
+    boxes = [SimTable(i, folder, broker, club, matches, seed, pace) for i in range(tables)]
     kills = {"broker": 0, "board": 0, "drops": 0, "offline": 0}
     done = threading.Event()
     started = time.monotonic()

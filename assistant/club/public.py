@@ -17,6 +17,7 @@ journal (0 for the match's start), so the board stores each once.
 'trump'
 """
 import json
+import threading
 import time
 
 from ..cards import card_name
@@ -52,6 +53,7 @@ class ClubOutbox:
         self._mirror = {}  # match id -> Match replaying the journal's lines (to know results)
         self._events = {}  # match id -> its public events so far (for the record at its end)
         self.now = None
+        self.wake = threading.Event()  # set by the journal once rows are committed
 
     # --- called by the journal, inside its write
     def new_match(self, mid, game, seats, options, started):

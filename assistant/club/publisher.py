@@ -151,7 +151,12 @@ class Publisher(threading.Thread):
                     info = client.publish(topic(self.outbox.club, self.outbox.table, "now"),
                                           self._now_sent, qos=1, retain=True)
                     inflight[info.mid] = None
-                client.loop(0.02 if inflight else 0.1)
+                if inflight:
+                    client.loop(0.02)
+                else:  # nothing in flight: wait for the journal's next commit (or a tenth of a second)
+                    self.outbox.wake.wait(0.1)
+                    self.outbox.wake.clear()
+                    client.loop(0)
                 if acked:
                     self.journal.outbox_done(acked)
                     self.acked += len(acked)
