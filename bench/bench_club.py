@@ -2,6 +2,7 @@
 
     python3 dev.py bench club              # 10, 25, 50 tables, 1 match each, calm and with chaos
     CLUB_TABLES=10 CLUB_MATCHES=2 python3 dev.py bench club   # other sizes
+    CLUB_TABLES=50 CLUB_PACE=0.2 CLUB_CHAOS=no python3 dev.py bench club   # a slower pace, calm only
 
 Each run is ``card-assistant sim --club`` (assistant/club/club_sim.py): a private Mosquitto, the
 board as its own process and N boxes whose bots play at a fast pace (club_sim.PACE between two
@@ -15,18 +16,22 @@ import os
 import sys
 import tempfile
 
-from assistant.club.club_sim import run_club
+from assistant.club.club_sim import PACE, run_club
 
 
 def main():
     tables = [int(x) for x in os.environ.get("CLUB_TABLES", "10,25,50").split(",")]
     matches = int(os.environ.get("CLUB_MATCHES", "1"))
+    pace = float(os.environ.get("CLUB_PACE", PACE))
+    chaos_runs = (False, True) if os.environ.get("CLUB_CHAOS", "both") == "both" else (False,)
+    print(f"{matches} match(es) a table, {pace * 1000:.0f} ms between two actions at a table")
     print(f"{'tables':>6} {'chaos':>5} {'events':>7} {'lost':>4} {'dbl':>3} {'ev/s':>6} "
           f"{'p50 ms':>7} {'p99 ms':>7} {'board CPU s':>11} {'of play':>7}")
     for n in tables:
-        for chaos in (False, True):
+        for chaos in chaos_runs:
             with tempfile.TemporaryDirectory(prefix="bench-club-") as folder:
-                status, f = run_club(n, matches, 1, chaos, out=lambda line: None, folder=folder)
+                status, f = run_club(n, matches, 1, chaos, out=lambda line: None, folder=folder,
+                                     pace=pace)
             share = f["board_cpu_s"] / max(f["play_s"] + f["drain_s"], 1e-9)
             print(f"{n:>6} {'yes' if chaos else 'no':>5} {f['published']:>7} {f['lost']:>4} {f['doubled']:>3} "
                   f"{f['events_per_s']:>6.0f} {f['p50']:>7.0f} {f['p99']:>7.0f} {f['board_cpu_s']:>11.1f} "
