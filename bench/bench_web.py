@@ -4,9 +4,10 @@ side by side with bottle serving the very same pages.
 
     python3 dev.py bench web        # bottle's side is skipped when bottle is not installed
 
-Printed for each stack: the time to import it, the resident memory (VmRSS) of the idle process
-once listening and after the pages are warm, the first Players page (every match replayed
-through the engines) and the median and p99 of 50 more (the finished matches are cached).
+Printed for each stack: the time to import it, the resident memory (VmRSS) of the idle process on
+an empty journal and on the 500 matches (both replay the journal once at start, so this holds the
+cached records), the first Players page and the median and p99 of 50 more; and the time one
+process takes to replay the 500 matches (what a start costs, or the first page before it is done).
 """
 import json
 import os
@@ -28,11 +29,12 @@ from assistant.scenario import format_action
 
 MATCHES = 500
 BOTTLE_APP = r'''
-import sys, bottle
+import sys, threading, bottle
 from assistant.web.server import Site
 from assistant.web import pages
 from assistant.stats import standings, wins_over_time
 site = Site(sys.argv[1])
+threading.Thread(target=site.records, daemon=True).start()  # as card-assistant web: replayed at start
 @bottle.route("/players")
 def players():
     recs = site.records()
@@ -91,17 +93,30 @@ def import_time(module):
     return statistics.median(runs)
 
 
-def measure(name, cmd, module):
+def idle_empty(cmd):
+    """VmRSS (MiB) of the process serving an empty state folder, once listening."""
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stderr.readline()
+        time.sleep(1.0)
+        return rss(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def measure(name, cmd, module, empty):
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()
         base = re.search(r"(http://[\d.]+:\d+)/", line).group(1)
-        time.sleep(1.0)
+        time.sleep(3.0)
         idle = rss(proc.pid)
         first = fetch(base + "/players")
         times = sorted(fetch(base + "/players") for _ in range(50))
         warm = rss(proc.pid)
-        print(f"{name:<18} import {import_time(module) * 1000:6.1f} ms  idle RSS {idle:5.1f} MiB  "
+        print(f"{name:<18} import {import_time(module) * 1000:6.1f} ms  idle RSS: empty journal {empty:5.1f} MiB, "
+              f"500 matches {idle:5.1f} MiB,  "
               f"after pages {warm:5.1f} MiB  Players page: first {first * 1000:7.1f} ms, "
               f"median {statistics.median(times) * 1000:6.1f} ms, p99 {times[-1] * 1000:6.1f} ms", flush=True)
         return statistics.median(times)
@@ -115,14 +130,23 @@ def main():
         t = time.perf_counter()
         build(folder)
         print(f"journal of {MATCHES} bot matches built in {time.perf_counter() - t:.1f} s")
-        ours = measure("http.server", [sys.executable, "-m", "assistant.cli", "web", "--state-dir", folder,
-                                       "--port", "8731"], "http.server")
+        from assistant.web.history import History
+        t = time.perf_counter()
+        History(folder).records()
+        print(f"replaying the {MATCHES} matches in one process: {time.perf_counter() - t:.2f} s")
+        ours_cmd = [sys.executable, "-m", "assistant.cli", "web", "--port", "8731", "--state-dir"]
+        with tempfile.TemporaryDirectory() as nothing:
+            empty = idle_empty(ours_cmd + [nothing])
+        ours = measure("http.server", ours_cmd + [folder], "http.server", empty)
         try:
             import bottle  # noqa: F401
         except ImportError:
             print("bottle: not installed, skipped (pip install bottle to compare)")
             return
-        theirs = measure(f"bottle {bottle.__version__}", [sys.executable, "-c", BOTTLE_APP, folder, "8732"], "bottle")
+        with tempfile.TemporaryDirectory() as nothing:
+            empty = idle_empty([sys.executable, "-c", BOTTLE_APP, nothing, "8732"])
+        theirs = measure(f"bottle {bottle.__version__}", [sys.executable, "-c", BOTTLE_APP, folder, "8732"],
+                         "bottle", empty)
         print(f"Players page median, bottle / http.server: {theirs / ours:.2f}")
 
 
