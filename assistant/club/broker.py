@@ -64,6 +64,7 @@ class Broker:
         self.port = port or free_port()
         self.passwords = {name: secrets.token_hex(8) for name in [*self.tables, "board"]}
         self.proc = None
+        self._started = []  # every process start() made: stop() leaves none behind
         self.persistence = persistence
         self._write_config()
 
@@ -92,6 +93,7 @@ class Broker:
         log = open(self.folder / "mosquitto.log", "ab")
         self.proc = subprocess.Popen([find("mosquitto"), "-c", str(self.folder / "mosquitto.conf")],
                                      stdout=log, stderr=log, start_new_session=True)
+        self._started.append(self.proc)
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -113,12 +115,14 @@ class Broker:
             self.proc.wait()
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        for proc in self._started:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
 
     def __enter__(self):
         return self.start()
