@@ -45,6 +45,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+def stop_process(proc, grace=5):
+    """SIGTERM, then SIGKILL after ``grace`` seconds; waits until it is gone."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def acl(club, tables, board):
     lines = []
     for t in tables:
@@ -116,13 +127,7 @@ class Broker:
 
     def stop(self):
         for proc in self._started:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop_process(proc)
 
     def __enter__(self):
         return self.start()

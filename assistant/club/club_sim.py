@@ -118,7 +118,7 @@ def cpu_seconds(pid):
 
 def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PACE):
     """Play the club night; returns (exit status, figures)."""
-    from .broker import Broker, free_port
+    from .broker import Broker, free_port, stop_process
     folder = Path(folder or tempfile.mkdtemp(prefix="card-assistant-club-"))
     club = "club"
     names = [f"t{i + 1}" for i in range(tables)]
@@ -182,13 +182,7 @@ def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PA
         for b in boxes:
             b.publisher.stop()
             b.journal.close()
-        proc = board["proc"]
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_process(board["proc"])
         broker.stop()
 
 
