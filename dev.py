@@ -43,7 +43,10 @@ def ensure_venv(extra):
         return
     sh(BIN / "python", "-m", "pip", "install", "-q", "--upgrade", "pip")
     target = f".[{extra}]" if extra else "."
-    sh(BIN / "python", "-m", "pip", "install", "-q", "-e", target, cwd=ROOT)
+    # setuptools warns at every editable install that a folder named like the package may shadow
+    # it: true of every checkout, and alarming to a newcomer's first command
+    quiet = dict(os.environ, PYTHONWARNINGS="ignore:Editable installation")
+    sh(BIN / "python", "-m", "pip", "install", "-q", "-e", target, cwd=ROOT, env=quiet)
     stamp.write_text(want)
 
 

@@ -11,8 +11,10 @@ so the host can tell a quiet table from a dead link, answers
 PING/SYNC/STATUS/LED/BEEP, and keeps its sequence numbers across faults so the
 host can notice them.
 
->>> vf = VirtualFirmware("/tmp/card-reader").plug()   # doctest: +SKIP
->>> vf.tap(2, "04A1B2C3D4E5F6")                        # doctest: +SKIP
+For example (tests/test_reader_pty.py runs this with a host on the other end)::
+
+    vf = VirtualFirmware("/tmp/card-reader").plug()
+    vf.tap(2, "04A1B2C3D4E5F6")   # waits for the host to connect, then ARRIVE and REMOVE
 """
 import os
 import secrets
