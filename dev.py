@@ -123,6 +123,16 @@ def ensure_mosquitto():
 
 
 def main(argv):
+    """A failing child command is one line and the child's status, never a traceback."""
+    try:
+        dispatch(argv)
+    except subprocess.CalledProcessError as e:
+        print(f"dev.py: {' '.join(str(c) for c in e.cmd)} exited with status {e.returncode}",
+              file=sys.stderr, flush=True)
+        sys.exit(e.returncode or 1)
+
+
+def dispatch(argv):
     cmd = argv[1] if len(argv) > 1 else "run"
     rest = argv[2:]
     if cmd == "run":

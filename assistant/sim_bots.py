@@ -62,6 +62,8 @@ def start_match(sim, game):
     t = sim.table
     if t.menu is None:
         menu_pick(sim, "New match")
+        if t.menu[0] == "End this match?":  # a match left in play (an interrupted run): end it
+            menu_pick_open(sim, "Yes, new match")
     menu_pick_open(sim, "Towers" if game == "towers" else "Twenty-Nine")
     if game == "twenty-nine":  # the house rules from the config are offered: start with them
         menu_pick_open(sim, "Start Twenty-Nine")

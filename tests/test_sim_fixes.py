@@ -1,0 +1,51 @@
+"""Defects a stranger found in the simulator (the sim fix-up): bots on a state folder whose
+latest match is still in play, dev.py's failing child, the game of a resumed match, a read-only
+state folder, names differing only in case, a stale menu alert, private state files."""
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant.sim import SimBox
+from assistant.sim_bots import run_bots, start_match
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_bots_start_a_new_match_over_one_left_in_play(tmp_path):
+    """Fault: an interrupted `sim --bots` left a match in play and the next run crashed
+    (ValueError in menu_pick_open). The bots now end it as a person would: menu, New match,
+    "End this match?" Yes."""
+    sim = SimBox(tmp_path).start()
+    try:
+        start_match(sim, "towers")
+    finally:
+        sim.stop()
+    sim = SimBox(tmp_path).start()
+    try:
+        assert sim.table.match is not None and sim.table.match.engine.phase != "over"
+        assert run_bots(sim, "towers", 1, 1, 0.0, out=lambda _: None) == 0
+        assert sim.table.match.engine.phase == "over"
+    finally:
+        sim.stop()
+
+
+def load_dev():
+    spec = importlib.util.spec_from_file_location("dev_under_test", ROOT / "dev.py")
+    dev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev)
+    return dev
+
+
+def test_dev_py_reports_a_failing_child_in_one_line(capsys, monkeypatch):
+    """Fault: `python3 dev.py web` printed a CalledProcessError traceback when a child failed.
+    Now one line and the child's own status."""
+    dev = load_dev()
+    monkeypatch.setattr(dev, "dispatch", lambda argv: dev.sh(sys.executable, "-c", "raise SystemExit(70)"))
+    with pytest.raises(SystemExit) as exit_:
+        dev.main(["dev.py", "web"])
+    assert exit_.value.code == 70
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "70" in err
