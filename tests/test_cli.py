@@ -241,3 +241,14 @@ def test_an_ascii_terminal_gets_question_marks_not_an_error(args, tmp_path):
     assert out.returncode == 0, out.stderr.decode("ascii", "replace")
     assert b"?" in out.stdout
     assert out.stderr == b""
+
+
+# -- board -------------------------------------------------------------------------------------
+
+def test_board_with_a_missing_ca_file_names_the_ca_file(tmp_path):
+    """Fault (attacker's report, item 1): a missing --cafile was reported as "cannot serve on port
+    8030: No such file or directory". It is named, before anything starts (no database made)."""
+    line = refused("board", "--broker", "mqtts://board:pw@127.0.0.1:8883", "--db", tmp_path / "b.sqlite3",
+                   "--cafile", tmp_path / "nonexistent.pem", words="nonexistent.pem does not exist")
+    assert "--cafile" in line and "port" not in line
+    assert list(tmp_path.iterdir()) == []

@@ -402,3 +402,34 @@ def test_a_club_section_with_a_bad_broker_or_name_is_refused():
         from_dict({"club": {"broker": "http://x", "table": "t1"}})
     with pytest.raises(ConfigError, match=r"\[club\] table"):
         from_dict({"club": {"broker": "mqtt://x", "table": "a/b"}})
+
+
+def test_the_board_says_once_when_the_broker_is_out_of_reach_and_once_when_it_is_back(broker, tmp_path, caplog):
+    """Fault (attacker's report, item 2): the board said nothing while it could not reach the
+    broker, and its page said only "No table has sent anything yet". Now one log line when the
+    broker goes out of reach, one with a count when it is back (repeated.py), never one per retry,
+    and the page says the board is not connected."""
+    from assistant.club.page import club_page
+    caplog.set_level(logging.INFO, logger="assistant.club.board")
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    assert "not connected to the broker" in club_page(board, [])
+    stop = threading.Event()
+    th = threading.Thread(target=run_board, args=(board, broker.url("board"), 0), kwargs={"stop": stop},
+                          daemon=True)
+    th.start()
+    try:
+        assert wait_for(lambda: board.subscribed and board.connected)
+        assert "not connected" not in club_page(board, [])
+        broker.stop()
+        said = lambda: [r.getMessage() for r in caplog.records if r.name == "assistant.club.board"]  # noqa: E731
+        assert wait_for(lambda: not board.connected and any("broker" in m for m in said()))
+        assert "not connected to the broker" in club_page(board, [])
+        time.sleep(1.5)  # several retries (0.2 s, 0.4 s, 0.8 s): each one counted, none logged
+        assert len(said()) == 1, said()
+        broker.start()
+        assert wait_for(lambda: board.connected and len(said()) == 2)
+        assert "again" in said()[1] and " times in " in said()[1], said()
+    finally:
+        stop.set()
+        th.join(5)
+    assert not th.is_alive()

@@ -12,11 +12,13 @@ rebuilds everything from its file.
 """
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
 
 from ..cards import parse_card
+from ..repeated import Repeated
 from ..scenario import GAMES
 from .replay import BoardMatch
 
@@ -48,6 +50,7 @@ class Board:
         self.now = {}       # table -> the retained "table now" (shown, never scored)
         self.counts = {"stored": 0, "duplicates": 0, "refused": 0}
         self.subscribed = False  # set once the broker granted the subscriptions
+        self.connected = False   # the link to the broker is up (the page says when it is not)
         for tbl, mid, n, body in self.db.execute("SELECT tbl, match, n, body FROM events ORDER BY tbl, match, n"):
             self._apply(tbl, mid, n, json.loads(body))
             self.counts["stored"] += 1
@@ -145,6 +148,7 @@ class Board:
             for (table, mid), bm in sorted(self.matches.items()):
                 tables.setdefault(table, []).append(bm.summary())
             out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
+                   "connected": self.connected,
                    "tables": [{"table": t, "now": _now(self.now.get(t)), "matches": ms}
                               for t, ms in sorted(tables.items())]}
         return out
@@ -203,18 +207,33 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None):
     tls, bhost, bport, user, password = broker_address(broker)
     client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
     client.reconnect_delay_set(0.2, 5)
+    where = f"{bhost}:{bport}"
+    down = Repeated(log)  # one line when the broker goes out of reach, one (with a count) when back
 
     def on_connect(c, userdata, flags, reason, properties):
         if reason.is_failure:
-            log.warning("board: the broker refused the board (%s)", reason)
+            down.happened("broker", f"board: the broker at {where} refused the board ({reason})")
             return
+        board.connected = True
+        down.ended("broker", f"board: connected to the broker at {where} again")
         c.subscribe([(f"club/{board.club}/+/events", 1), (f"club/{board.club}/+/now", 1),
                      (f"club/{board.club}/+/record/+", 1)])
 
     def on_subscribe(c, userdata, mid, reasons, properties):
         board.subscribed = not any(r.is_failure for r in reasons)
 
+    def on_connect_fail(c, userdata):
+        board.connected = False
+        down.happened("broker", f"board: cannot reach the broker at {where}; retrying")
+
+    def on_disconnect(c, userdata, flags, reason, properties):
+        board.connected = False
+        if not (stop and stop.is_set()):
+            down.happened("broker", f"board: lost the broker at {where} ({reason}); retrying")
+
     client.on_connect = on_connect
+    client.on_connect_fail = on_connect_fail
+    client.on_disconnect = on_disconnect
     client.on_subscribe = on_subscribe
     client.on_message = lambda c, u, msg: board.receive(msg.topic, msg.payload)
     client.connect_async(bhost, bport, keepalive=10)
@@ -246,6 +265,13 @@ def main(argv):
         p.error(str(e))
     if not 0 <= args.port <= 65535:
         p.error(f"--port {args.port} is not a port")
+    if args.cafile is not None:
+        from pathlib import Path
+        ca = Path(args.cafile)
+        why = ("is a folder, not a file" if ca.is_dir() else "does not exist" if not ca.exists()
+               else "cannot be read" if not os.access(ca, os.R_OK) else None)
+        if why:
+            p.error(f"--cafile {args.cafile} {why}")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         board = Board(args.db, args.club)

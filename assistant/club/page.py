@@ -54,6 +54,9 @@ def club_page(board, recs):
     parts = [f"<h1>Club {escape(board.club)}</h1>",
              f'<p class="quiet">{counts["stored"]} events stored, {counts["duplicates"]} sent twice and '
              f'dropped, {counts["refused"]} refused. Updates every 5 seconds.</p>']
+    if not board.connected:
+        parts.append('<p class="quiet">The board is not connected to the broker: '
+                     'nothing new can arrive until it is (the log says why).</p>')
     if not by_table:
         parts.append('<p class="quiet">No table has sent anything yet.</p>')
     for table, rs in sorted(by_table.items()):
