@@ -176,7 +176,8 @@ DEFAULT_PADS = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P
 def parse_args(argv):
     """The arguments, every one checked before anything starts (argparse's one-line errors)."""
     p = argument_parser("card-assistant sim", description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", choices=("towers", "twenty-nine"), default="towers")
+    p.add_argument("--game", choices=("towers", "twenty-nine"), default=None,
+                   help="default: the game of the match in play in --state-dir, else towers")
     p.add_argument("--bots", action="store_true", help="let bots play whole matches")
     p.add_argument("--matches", type=int, default=1, help="with --bots: how many matches (1 or more)")
     p.add_argument("--seed", type=int, default=1, help="with --bots: the seed of the deals and choices")
@@ -209,6 +210,8 @@ def parse_args(argv):
         p.error(f"--matches must be 1 or more, not {args.matches}")
     if not 0.0 <= args.renege_rate <= 1.0:  # NaN fails both comparisons, so it is refused too
         p.error(f"--renege-rate is a share of plays, from 0 to 1, not {args.renege_rate}")
+    if args.game is None:
+        args.game = (args.state_dir and journal_game(args.state_dir)) or "towers"
     roles = PAD_ROLES[args.game]
     if args.pads is None:
         args.pads = DEFAULT_PADS[args.game]
@@ -245,6 +248,27 @@ def parse_args(argv):
         if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
             p.error(f"{flag} {folder}: that is a file, not a folder")
     return args
+
+
+def journal_game(state_dir):
+    """The game of the match in play in ``state_dir``'s journal, or None (none, over, unreadable:
+    the box says why when it starts)."""
+    import sqlite3
+    from .journal import Journal, JournalError
+    path = Path(state_dir) / "journal.sqlite3"
+    if not path.is_file():
+        return None
+    try:
+        journal = Journal(str(path), readonly=True)
+        try:
+            match, _, _ = journal.read()
+        finally:
+            journal.close()
+    except (JournalError, sqlite3.Error, OSError, ValueError):
+        return None
+    if match is None or match.engine.phase == "over":
+        return None
+    return match.game
 
 
 def main(argv):

@@ -49,3 +49,18 @@ def test_dev_py_reports_a_failing_child_in_one_line(capsys, monkeypatch):
     assert exit_.value.code == 70
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "70" in err
+
+
+def test_a_resumed_twenty_nine_match_keeps_its_game_and_pads(tmp_path):
+    """Fault: `sim --state-dir DIR` on a Twenty-Nine match in play took towers' pads (no pad 4).
+    Without --game the sim takes the game of the match in play from the journal."""
+    from assistant.sim import DEFAULT_PADS, parse_args
+    sim = SimBox(tmp_path, "twenty-nine", DEFAULT_PADS["twenty-nine"]).start()
+    try:
+        start_match(sim, "twenty-nine")
+    finally:
+        sim.stop()
+    args = parse_args(["--state-dir", str(tmp_path)])
+    assert args.game == "twenty-nine" and args.pads == DEFAULT_PADS["twenty-nine"]
+    assert parse_args(["--state-dir", str(tmp_path), "--game", "towers"]).game == "towers"
+    assert parse_args(["--state-dir", str(tmp_path / "new")]).game == "towers"
