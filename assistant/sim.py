@@ -35,6 +35,23 @@ def player_uid(index):
     return f"04{index:02X}9A7E{index * 7 % 256:02X}0000"
 
 
+def private_dir(folder):
+    """Make ``folder`` 0700 when this creates it (the journal's rule, whatever the umask)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        folder.mkdir(mode=0o700, parents=True)
+        os.chmod(folder, 0o700)
+
+
+def _loaded(load, path):
+    """What ``load(path)`` reads, or None when the file is missing or unusable."""
+    from .deck import DeckError
+    try:
+        return load(path) if path.exists() else None
+    except DeckError:
+        return None
+
+
 class SimBox:
     """The box on mock hardware; ``tap``/``press``/``hold`` act like hands at the table."""
 
@@ -43,27 +60,37 @@ class SimBox:
         from gpiozero.pins.mock import MockFactory
 
         from . import config as config_mod
-        from .deck import save_deck
+        from .deck import load_deck, save_deck
         from .virtual_firmware import VirtualFirmware
 
         self.state_dir = Path(state_dir)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.state_dir)
+        # written only when missing or different: a read-only state folder still starts (the box
+        # then shows its match read-only), and private like the journal (0600)
         deck = {sim_uid(c): c for c in sorted(TWENTY_NINE_PACK)}
-        save_deck(deck, self.state_dir / "deck.txt")
+        if _loaded(load_deck, self.state_dir / "deck.txt") != deck:
+            save_deck(deck, self.state_dir / "deck.txt")
+            os.chmod(self.state_dir / "deck.txt", 0o600)
         self.players = {}  # uid -> name: each --player gets a tag (type the name to tap it)
         if players:
-            from .players import load_players, save_players
+            from .players import FILE, load_players, save_players
             self.players = load_players(self.state_dir)
+            before = dict(self.players)
             for name in players:
                 if name.lower() not in (n.lower() for n in self.players.values()):
                     self.players[player_uid(len(self.players))] = name
-            save_players(self.players, self.state_dir)
+            if self.players != before or not (self.state_dir / FILE).exists():
+                save_players(self.players, self.state_dir)
+                os.chmod(self.state_dir / FILE, 0o600)
+        link_dir = self.state_dir  # a read-only state folder: the pty's link goes elsewhere
+        if not os.access(self.state_dir, os.W_OK):
+            link_dir = Path(tempfile.mkdtemp(prefix="card-assistant-sim-reader-"))
         cfg = config_mod.Config()
         game_cfg = dataclasses.replace(cfg.game, game=game, **(options or {}))
         self.cfg = dataclasses.replace(
             cfg, display=dataclasses.replace(cfg.display, driver="dummy"),
             buttons=dataclasses.replace(cfg.buttons, hold_time=HOLD_TIME, bounce_time=0),
-            reader=dataclasses.replace(cfg.reader, device=str(self.state_dir / "card-reader")),
+            reader=dataclasses.replace(cfg.reader, device=str(link_dir / "card-reader")),
             paths=dataclasses.replace(cfg.paths, state_dir=str(self.state_dir), deck="deck.txt"),
             game=game_cfg, table=dataclasses.replace(cfg.table, pads=tuple(pads), deal_scan=deal_scan))
         self.factory = MockFactory()
@@ -280,9 +307,9 @@ def main(argv):
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         state_dir = args.state_dir or tempfile.mkdtemp(prefix="card-assistant-sim-")
-        for folder in (state_dir, args.frames):
-            if folder is not None:
-                Path(folder).mkdir(parents=True, exist_ok=True)
+        private_dir(state_dir)
+        if args.frames is not None:
+            Path(args.frames).mkdir(parents=True, exist_ok=True)
     except OSError as e:
         print(f"card-assistant sim: cannot make the folder {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
