@@ -229,6 +229,13 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.club and not args.bots:
         p.error("--club plays with bots: add --bots")
+    if args.club:  # a club night's tables play towers with their own bots: say what it ignores
+        ignored = [flag for flag, given in (
+            (f"--game {args.game}", args.game not in (None, "towers")), ("--frames", args.frames),
+            ("--pads", args.pads), ("--deal-scan", args.deal_scan), ("--player", args.player),
+            ("--option", args.option), ("--renege-rate", args.renege_rate)) if given]
+        if ignored:
+            p.error(f"--club plays towers on every table and takes no {', '.join(ignored)}")
     if (args.tables != 8 or args.chaos) and not args.club:
         p.error("--tables and --chaos go with --club")
     if not 1 <= args.tables <= 200:

@@ -111,3 +111,17 @@ def test_the_sims_state_folder_and_files_are_private(tmp_path):
     assert state.stat().st_mode & 0o777 == 0o700
     for name in ("deck.txt", "players.txt"):
         assert (state / name).stat().st_mode & 0o777 == 0o600, name
+
+
+@pytest.mark.parametrize("flags", [["--game", "twenty-nine"], ["--frames", "f"], ["--player", "Ann"],
+                                   ["--option", "pair=on"], ["--renege-rate", "0.1"], ["--deal-scan"]])
+def test_the_club_sim_refuses_the_flags_it_ignores(flags, capsys):
+    """Fault 4: `sim --club --bots --game twenty-nine --frames DIR` played towers and wrote no
+    frames, silently. Each flag the club night ignores is refused in one line."""
+    from assistant.sim import parse_args
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["--club", "--bots", "--tables", "1", *flags])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and flags[0] in err
+    assert parse_args(["--club", "--bots", "--game", "towers"]).club
