@@ -271,11 +271,12 @@ def parse_args(argv):
         options[key] = int(value) if value.isdigit() else value
     args.options = options
     from .players import PlayersError, check_name
-    for name in args.player:
+    given = {}
+    for i, name in enumerate(args.player):
         try:
-            check_name(name)
+            given[i] = check_name(name, given)  # names that differ only in case: refused
         except PlayersError as e:
-            p.error(str(e))
+            p.error(f"--player {name[:40]}: {e}")
     if args.bots and args.deal_scan and args.game != "towers":
         p.error("with --deal-scan the bots play towers only (Twenty-Nine scans come after the trump card)")
     for flag, folder in (("--state-dir", args.state_dir), ("--frames", args.frames)):

@@ -125,3 +125,15 @@ def test_the_club_sim_refuses_the_flags_it_ignores(flags, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and flags[0] in err
     assert parse_args(["--club", "--bots", "--game", "towers"]).club
+
+
+def test_player_names_that_differ_only_in_case_are_refused(capsys):
+    """Fault 5: `--player Ann --player ann` silently dropped the second name. Refused in one
+    line, as a scenario file's players are."""
+    from assistant.sim import parse_args
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["--player", "Ann", "--player", "ann"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "already a player" in err
+    assert parse_args(["--player", "Ann", "--player", "Bob"]).player == ["Ann", "Bob"]
