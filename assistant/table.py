@@ -185,7 +185,7 @@ class Table:
             self._alert("unknown-tag", "Unknown card tag: not in the enrolled pack")
             return
         if self.match is None or self.menu is not None:
-            self._alert("info", "Finish the menu first (Back to leave it)")
+            self._alert("info", "Finish the menu first (Back to leave it)", "menu-first")
             return
         if card not in pack_for(self.match.game):
             self._alert("refused", f"{card_label(card)} is not in the {self.match.game} pack")
@@ -316,6 +316,8 @@ class Table:
             elif name == "ok":
                 self.menu = None
                 items[sel][1]()
+            if self.menu is None and self.alert_cause == "menu-first":
+                self._dismiss()  # the menu is left: "finish the menu first" is stale
             return
         if self.match is None:
             return

@@ -137,3 +137,23 @@ def test_player_names_that_differ_only_in_case_are_refused(capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "already a player" in err
     assert parse_args(["--player", "Ann", "--player", "Bob"]).player == ["Ann", "Bob"]
+
+
+def test_leaving_the_menu_clears_its_finish_the_menu_first_alert(tmp_path):
+    """Fault 6: a card tapped in the house-rules menu says "Finish the menu first"; after Back
+    left the menu that info stayed on the flip screen. Leaving the menu clears it."""
+    from assistant.sim_bots import menu_pick, menu_pick_open
+    sim = SimBox(tmp_path).start()
+    try:
+        start_match(sim, "towers")
+        menu_pick(sim, "New match")
+        menu_pick_open(sim, "Yes, new match")
+        menu_pick_open(sim, "Twenty-Nine")
+        assert sim.table.menu[0] == "House rules"
+        sim.tap(0, 5)
+        assert "Finish the menu first" in sim.table.alert.text
+        sim.press("back")
+        assert sim.table.menu is None and sim.table.alert is None
+        assert sim.box.view.alert is None
+    finally:
+        sim.stop()
