@@ -51,6 +51,17 @@ def cannot_write(path):
     return None
 
 
+def state_dir_problem(path):
+    """Why ``path`` cannot be the state folder, in words, or None: a file, or nothing there."""
+    from pathlib import Path
+    path = Path(path)
+    if path.is_dir():
+        return None
+    if path.exists():
+        return f"{path} is a file, not a folder (--state-dir names the box's state folder)"
+    return f"{path} does not exist (--state-dir names the box's state folder)"
+
+
 def usage():
     lines = ["usage: card-assistant COMMAND [ARGS]", "       card-assistant --version", "",
              "commands:"]

@@ -23,6 +23,10 @@ def main(argv):
     parser.add_argument("--config", default=None, help="TOML config, for its state_dir")
     parser.add_argument("out", metavar="OUT", help="the scenario file to write (- for standard output)")
     args = parser.parse_args(argv)
+    if args.all and args.out == "-":
+        print("card-assistant export: with --all, OUT is a folder (one file per match), not - "
+              "(standard output takes one match: --match N)", file=sys.stderr)
+        return 2
     try:
         return export(args)
     except ExportError as e:
@@ -35,12 +39,15 @@ class ExportError(Exception):
 
 
 def export(args):
+    from .cli import state_dir_problem
     from .config import ConfigError, load
     from .journal import Journal, JournalError
     try:
         state_dir = args.state_dir or load(args.config).paths.state_dir
     except ConfigError as e:
         raise ExportError(e) from None
+    if state_dir_problem(state_dir):
+        raise ExportError(state_dir_problem(state_dir))
     path = os.path.join(state_dir, "journal.sqlite3")
     if not os.access(path, os.R_OK) and os.path.exists(path):
         raise ExportError(f"{path}: cannot be read (permission denied): run it with sudo")

@@ -142,6 +142,9 @@ def main(argv, events=None):
     try:
         cfg = load(args.config)
         state_dir = Path(args.state_dir or cfg.paths.state_dir)
+        from .cli import state_dir_problem
+        if state_dir_problem(state_dir):
+            raise PlayersError(state_dir_problem(state_dir))
         players = load_players(state_dir)
     except (ConfigError, PlayersError) as e:
         print(f"{me}: {e}", file=sys.stderr)

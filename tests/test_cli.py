@@ -252,3 +252,23 @@ def test_board_with_a_missing_ca_file_names_the_ca_file(tmp_path):
                    "--cafile", tmp_path / "nonexistent.pem", words="nonexistent.pem does not exist")
     assert "--cafile" in line and "port" not in line
     assert list(tmp_path.iterdir()) == []
+
+
+# -- the attacker's report: export --all -, a state folder that is a file or missing --------------
+
+def test_export_all_to_standard_output_is_refused_and_makes_no_folder(tmp_path):
+    """Fault (item 3): `export --all -` made a folder named '-' and said it wrote there."""
+    refused("export", "--all", "--state-dir", tmp_path, "-", words="with --all, OUT is a folder")
+    assert not (ROOT / "-").exists()
+
+
+@pytest.mark.parametrize("command", [("players", "list"), ("web", "--port", "0"), ("export", "-")])
+def test_a_state_dir_that_is_a_file_or_missing_is_named(tmp_path, command):
+    """Fault (item 4): a file given as --state-dir was taken for an empty state folder
+    ('no players yet', an empty web page, 'FILE/journal.sqlite3: no journal there')."""
+    afile = tmp_path / "state"
+    afile.write_text("not a folder\n")
+    refused(command[0], "--state-dir", afile, *command[1:], words=f"{afile} is a file, not a folder")
+    refused(command[0], "--state-dir", tmp_path / "missing", *command[1:],
+            words=f"{tmp_path / 'missing'} does not exist")
+    assert not (tmp_path / "missing").exists()

@@ -64,7 +64,10 @@ def test_export_all_writes_one_scenario_per_match(tmp_path):
 
 
 def test_export_problems_are_one_line(tmp_path):
-    proc = export("--state-dir", tmp_path / "nothing", tmp_path / "x.scn")
+    proc = export("--state-dir", tmp_path / "nothing", tmp_path / "x.scn")  # no such folder: said so
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and "does not exist" in proc.stderr
+    (tmp_path / "empty").mkdir()
+    proc = export("--state-dir", tmp_path / "empty", tmp_path / "x.scn")
     assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and "no journal" in proc.stderr
     fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 3),))
     proc = export("--state-dir", tmp_path, "--match", 7, tmp_path / "x.scn")

@@ -253,6 +253,10 @@ def main(argv):
         _notify_ready("off")  # Type=notify: started and done, the unit goes inactive, not failed
         return 0
     state_dir = args.state_dir or cfg.paths.state_dir
+    from ..cli import state_dir_problem
+    if state_dir_problem(state_dir):
+        print(f"{me}: {state_dir_problem(state_dir)}", file=sys.stderr)
+        return 2
     host = args.host or (cfg.web.host if args.config else "127.0.0.1")
     port = args.port if args.port is not None else cfg.web.port
     if not 0 <= port < 65536:
