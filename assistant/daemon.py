@@ -201,8 +201,8 @@ def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
                   deal_scan=deal_scan, match=resumed.match, players=players)
     for problem in resumed.problems:  # in full in the log; the screen has room for the first
         log.warning("%s", problem)
-    if resumed.problems:
-        table._alert("info", "; ".join(resumed.problems)[:120])
+    if resumed.problems:  # a recovery's numbers in words that fit the screen; the rest: the log
+        table._alert("info", journal.summary or "; ".join(resumed.problems)[:120])
     if resumed.match is not None:
         log.info("resumed match %s after %d actions", resumed.match_id, len(resumed.match.actions))
     return table

@@ -92,6 +92,7 @@ class Journal:
         self._seq = 0
         self.problems = []  # plain words, said once at start (screen and log)
         self.recovered = None  # the Salvaged record when a damaged file was set aside
+        self.summary = None  # the recovery's numbers in words short enough for the screen
         self._total = 0  # rows in the journal (actions and set aside), for the count record
         self._aside = 0  # rows of the current match set aside
         self.outbox = None  # club night: makes the outbox rows of an action (assistant.club.public)
@@ -194,9 +195,18 @@ class Journal:
             raise JournalUnavailable(files.say(self.path, e, "the journal is damaged and a repaired copy "
                                                             "cannot be written")) from None
         self.recovered = found
+        kept, aside_n = (db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("actions", "set_aside"))
+        saved = files.CountRecord(self.path + ".count").read()
+        lost = max(saved[2] - kept - aside_n, 0) if saved is not None else None
+        lost_words = f", {lost} lost" if lost is not None else ""
         left = f"; {found.unreadable} unreadable row(s) left out" if found.unreadable else ""
-        self.problems.append(f"Journal damaged: {found.count} action(s) recovered; damaged file kept "
-                             f"as {os.path.basename(aside)} (in {os.path.dirname(aside)}; {reason}{left})")
+        self.problems.append(f"Journal damaged: {kept} action(s) recovered{lost_words}, {aside_n} set aside "
+                             f"(readable but not replayed: an earlier action or their match is missing); "
+                             f"damaged file kept as {os.path.basename(aside)} (in {os.path.dirname(aside)}; "
+                             f"{reason}{left})")
+        # the screen's alert has room for four short lines: the numbers; where the file is: the log
+        lost_short = f", lost {lost}" if lost is not None else ""
+        self.summary = f"Journal damaged: recovered {kept}{lost_short}, set aside {aside_n}; see the log"
         return db
 
     # --- the count record: actions the storage lost after they were saved
@@ -213,15 +223,20 @@ class Journal:
         if saved is not None:
             match, count, total = saved
             has, has_total = self._counts(match)
+            lost = max(total - has_total, 0)
             if latest < match:
-                self.problems.append(f"the storage lost the latest match ({count} action(s) saved); "
-                                     f"the box goes on from match {latest or 'none'}")
+                goes_on = f"goes on from match {latest}" if latest else "starts a new match"
+                earlier = lost - count
+                also = f" and {earlier} saved action(s) of earlier matches" if earlier > 0 else ""
+                self.problems.append(f"the storage lost the latest match ({count} action(s) saved){also}; "
+                                     f"the box {goes_on}")
             elif has < count:
-                self.problems.append(f"the storage lost the last {count - has} action(s) of the match "
+                earlier = lost - (count - has)
+                also = f", and {earlier} of earlier matches," if earlier > 0 else ""
+                self.problems.append(f"the storage lost the last {count - has} action(s) of the match{also} "
                                      f"after they were saved: they are not in the journal")
-            elif has_total < total:
-                self.problems.append(f"the storage lost {total - has_total} saved action(s) of earlier "
-                                     f"matches")
+            elif lost:
+                self.problems.append(f"the storage lost {lost} saved action(s) of earlier matches")
         self._total = self._counts(latest)[1]
         self._note(latest, self._counts(latest)[0])
 

@@ -1,0 +1,97 @@
+"""What a damaged journal says it lost, in true totals for the whole journal (fault report
+"the loss report undercounts and leaves out actions set aside", items 1 to 3): how many actions
+were recovered, how many the storage lost, how many readable rows were set aside (an earlier
+action of their match is missing); the screen's alert says the numbers in words that fit, the log
+has the full line; a lost latest match says in words what the box does next.
+"""
+import logging
+import shutil
+
+from assistant.cards import parse_card
+from assistant.config import Game
+from assistant.daemon import open_table
+from assistant.journal import Journal
+from assistant.scenario import Action
+from assistant.screen import W, _wrap
+from journal_faults import fill, overwrite, pages
+from test_journal_damage import SIX, all_rows
+
+
+def totals(path, before):
+    kept, aside = all_rows(path)
+    return len(kept), len(before) - len(kept) - len(aside), len(aside)
+
+
+def test_a_lost_page_of_an_earlier_match_counts_the_rows_set_aside_and_the_lost(tmp_path):
+    """Bytes over the first leaf of the actions: that page's rows are lost, the rest of that match
+    is readable but set aside; the report said only the recovered ones and 'lost N of earlier
+    matches', never the rows set aside."""
+    path = tmp_path / "journal.sqlite3"
+    fill(path, SIX)
+    before, _ = all_rows(path)
+    overwrite(path, (pages(path, "actions", "leaf")[0] - 1) * 4096, b"\x00" * 16)
+    j = Journal(str(path))
+    r = j.resume()
+    j.close()
+    kept, lost, aside = totals(path, before)
+    assert lost > 0 and aside > 0
+    assert r.problems[0].startswith(f"Journal damaged: {kept} action(s) recovered, {lost} lost, "
+                                    f"{aside} set aside (readable but not replayed")
+    assert j.summary == f"Journal damaged: recovered {kept}, lost {lost}, set aside {aside}; see the log"
+
+
+def test_a_cut_journal_counts_every_match_it_lost(tmp_path):
+    """The journal cut short (as a card torn mid-copy): the report said only the current match's
+    loss; now the total, and the earlier matches' share in the detail line."""
+    path = tmp_path / "journal.sqlite3"
+    fill(path, SIX)
+    before, _ = all_rows(path)
+    last = max(m for m, _, _ in before)
+    with open(path, "r+b") as f:
+        f.truncate(5 * 4096)
+    j = Journal(str(path))
+    r = j.resume()
+    j.close()
+    kept, lost, aside = totals(path, before)
+    assert lost > sum(1 for m, _, _ in before if m == last)  # more than the current match lost
+    assert r.problems[0].startswith(f"Journal damaged: {kept} action(s) recovered, {lost} lost, "
+                                    f"{aside} set aside")
+    assert "of earlier matches" in r.problems[1]
+
+
+def test_a_lost_first_match_says_the_box_starts_a_new_one(tmp_path):
+    """The -wal lost with the only match in it: 'goes on from match none' is now said in words."""
+    src = tmp_path / "journal.sqlite3"
+    j = Journal(str(src))
+    j.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    j.new_match("towers", ("P1", "P2"), {})
+    j.append(Action("flip", cards=(parse_card("JS"),)))
+    shutil.copyfile(src, tmp_path / "copy.sqlite3")
+    shutil.copyfile(str(src) + ".count", tmp_path / "copy.sqlite3.count")
+    j.close()
+    again = Journal(str(tmp_path / "copy.sqlite3"))
+    r = again.resume()
+    again.close()
+    assert r.problems == ["the storage lost the latest match (1 action(s) saved); the box starts a new match"]
+
+
+def test_the_alert_at_the_table_says_the_numbers_and_fits_the_screen(tmp_path, caplog):
+    """At the table the alert was the first 120 characters of the log line, cut inside the folder's
+    name: the numbers of the loss were in the log only. Now the alert is the numbers, in at most
+    four lines of the screen's alert area; the log keeps the full line with the file's name."""
+    state = tmp_path / ("a-rather-long-state-folder-name" * 3)
+    state.mkdir()
+    path = state / "journal.sqlite3"
+    fill(path, SIX)
+    before, _ = all_rows(path)
+    with open(path, "r+b") as f:
+        f.truncate(5 * 4096)
+    with caplog.at_level(logging.WARNING):
+        table = open_table(str(state), {}, Game(), ("play",))
+    table.journal.close()
+    kept, lost, aside = totals(path, before)
+    words = table.alert.text
+    assert words == f"Journal damaged: recovered {kept}, lost {lost}, set aside {aside}; see the log"
+    assert len(_wrap(words, W - 10 - 4)) <= 4
+    assert any("damaged file kept as journal.sqlite3.damaged-" in m and str(state) in m
+               for m in caplog.messages)
