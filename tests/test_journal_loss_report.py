@@ -1,17 +1,14 @@
 """What a damaged journal says it lost, in true totals for the whole journal (fault report
-"the loss report undercounts and leaves out actions set aside", items 1 to 3): how many actions
+"the loss report undercounts and leaves out actions set aside", items 1 and 2): how many actions
 were recovered, how many the storage lost, how many readable rows were set aside (an earlier
 action of their match is missing); the screen's alert says the numbers in words that fit, the log
-has the full line; a lost latest match says in words what the box does next.
+has the full line.
 """
 import logging
-import shutil
 
-from assistant.cards import parse_card
 from assistant.config import Game
 from assistant.daemon import open_table
 from assistant.journal import Journal
-from assistant.scenario import Action
 from assistant.screen import W, _wrap
 from journal_faults import fill, overwrite, pages
 from test_journal_damage import SIX, all_rows
@@ -57,22 +54,6 @@ def test_a_cut_journal_counts_every_match_it_lost(tmp_path):
     assert r.problems[0].startswith(f"Journal damaged: {kept} action(s) recovered, {lost} lost, "
                                     f"{aside} set aside")
     assert "of earlier matches" in r.problems[1]
-
-
-def test_a_lost_first_match_says_the_box_starts_a_new_one(tmp_path):
-    """The -wal lost with the only match in it: 'goes on from match none' is now said in words."""
-    src = tmp_path / "journal.sqlite3"
-    j = Journal(str(src))
-    j.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    j.new_match("towers", ("P1", "P2"), {})
-    j.append(Action("flip", cards=(parse_card("JS"),)))
-    shutil.copyfile(src, tmp_path / "copy.sqlite3")
-    shutil.copyfile(str(src) + ".count", tmp_path / "copy.sqlite3.count")
-    j.close()
-    again = Journal(str(tmp_path / "copy.sqlite3"))
-    r = again.resume()
-    again.close()
-    assert r.problems == ["the storage lost the latest match (1 action(s) saved); the box starts a new match"]
 
 
 def test_the_alert_at_the_table_says_the_numbers_and_fits_the_screen(tmp_path, caplog):

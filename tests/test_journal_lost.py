@@ -74,9 +74,12 @@ def test_junk_in_the_wal_loses_what_follows_it_and_says_so(tmp_path):
     assert kept < SAVED and "the storage lost the last" in r.problems[0]
 
 
-def test_a_lost_match_is_reported(tmp_path):
+@pytest.mark.parametrize("earlier, words", [(1, "the box goes on from match 1"),
+                                             (0, "the box starts a new match")])  # was "from match none"
+def test_a_lost_match_is_reported(tmp_path, earlier, words):
     src = tmp_path / "journal.sqlite3"
-    fill(src, (("towers-random.scn", 5),))
+    if earlier:
+        fill(src, (("towers-random.scn", 5),))
     j = Journal(str(src))
     j.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     j.new_match("towers", ("P1", "P2"), {})
@@ -85,8 +88,8 @@ def test_a_lost_match_is_reported(tmp_path):
     shutil.copyfile(str(src) + ".count", tmp_path / "copy.sqlite3.count")
     j.close()
     r = reopen(tmp_path / "copy.sqlite3")
-    assert r.match_id == 1
-    assert r.problems == ["the storage lost the latest match (1 action(s) saved); the box goes on from match 1"]
+    assert r.match_id == (1 if earlier else None)
+    assert r.problems == [f"the storage lost the latest match (1 action(s) saved); {words}"]
 
 
 @pytest.mark.parametrize("case", ["clean stop", "power cut, -wal kept", "record torn", "no record"])
