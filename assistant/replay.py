@@ -106,6 +106,10 @@ def main(argv):
                         help="also write the actions in effect as a scenario file ('-' for standard output)")
     args = parser.parse_args(argv)
     me = "card-assistant replay"
+    if args.json and args.export == "-":
+        print(f"{me}: --json and --export - would both go to standard output: "
+              f"export to a file, or drop one of them", file=sys.stderr)
+        return 2
     problem = args.export not in (None, "-") and cannot_write(args.export)
     if problem:
         print(f"{me}: cannot export: {problem}", file=sys.stderr)

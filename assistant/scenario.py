@@ -157,6 +157,8 @@ def _read_option(args, game, options, lineno):
         raise ScenarioError(lineno, f"unknown option {key!r} (known: {', '.join(allowed)})")
     if value not in allowed[key]:
         raise ScenarioError(lineno, f"option {key} takes {' or '.join(allowed[key])}, not {value!r}")
+    if key in options:  # two lines 'option pair=on' and 'option pair=off': which one was meant?
+        raise ScenarioError(lineno, f"option {key} is given a second time (each option once)")
     options[key] = value
 
 

@@ -272,3 +272,17 @@ def test_a_state_dir_that_is_a_file_or_missing_is_named(tmp_path, command):
     refused(command[0], "--state-dir", tmp_path / "missing", *command[1:],
             words=f"{tmp_path / 'missing'} does not exist")
     assert not (tmp_path / "missing").exists()
+
+
+def test_replay_json_with_export_to_standard_output_is_refused():
+    """Fault (item 5): `replay F --json --export -` mixed the scenario and the JSON on stdout."""
+    out = run("replay", EXAMPLE, "--json", "--export", "-")
+    assert out.stdout == b""
+    refused("replay", EXAMPLE, "--json", "--export", "-", words="--json and --export -")
+
+
+def test_a_repeated_option_is_refused_with_its_line(tmp_path):
+    """Fault (item 5): 'option pair=on' then 'option pair=off' was taken silently (the last won)."""
+    path = tmp_path / "twice.scn"
+    path.write_text("game twenty-nine\nseats A B C D\noption pair=on\noption pair=off\n")
+    refused("replay", path, words="line 4: option pair is given a second time")
