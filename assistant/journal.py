@@ -237,6 +237,8 @@ class Journal:
                                      f"after they were saved: they are not in the journal")
             elif lost:
                 self.problems.append(f"the storage lost {lost} saved action(s) of earlier matches")
+            if lost and self.summary is None:  # the screen's words (a recovery's summary has the total)
+                self.summary = f"Journal: the storage lost {lost} saved action(s); see the log"
         self._total = self._counts(latest)[1]
         self._note(latest, self._counts(latest)[0])
 

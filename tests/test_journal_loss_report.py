@@ -76,3 +76,15 @@ def test_the_alert_at_the_table_says_the_numbers_and_fits_the_screen(tmp_path, c
     assert len(_wrap(words, W - 10 - 4)) <= 4
     assert any("damaged file kept as journal.sqlite3.damaged-" in m and str(state) in m
                for m in caplog.messages)
+
+
+def test_a_lost_wal_alert_says_the_number_and_fits_the_screen(tmp_path):
+    """With no damage to recover from (the -wal lost), the alert was the ~100-character log line,
+    more than the screen's four lines: now the number lost, short."""
+    from test_journal_lost import CHECKPOINTED, SAVED, power_cut_copy
+    path = power_cut_copy(tmp_path, wal=lambda data: None)
+    table = open_table(str(path.parent), {}, Game(), ("play",))
+    table.journal.close()
+    words = table.alert.text
+    assert words == f"Journal: the storage lost {SAVED - CHECKPOINTED} saved action(s); see the log"
+    assert len(_wrap(words, W - 10 - 4)) <= 4
