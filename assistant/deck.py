@@ -64,10 +64,11 @@ def parse_deck(text, source="deck"):
 
 def load_deck(path):
     """``{uid: card}`` from a deck file; DeckError (with the reason) if it is unusable."""
+    from .textfile import read_text
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeError) as e:
-        raise DeckError(f"cannot read deck {path}: {e}") from None
+        text = read_text(path)
+    except ValueError as e:
+        raise DeckError(f"cannot read deck: {e}") from None
     return parse_deck(text, str(path))
 
 

@@ -84,10 +84,12 @@ def load_players(state_dir):
     path = Path(state_dir) / FILE
     if not path.exists():
         return {}
+    from .textfile import read_text
     try:
-        return parse_players(path.read_text(encoding="utf-8"), str(path))
-    except (OSError, UnicodeError) as e:
-        raise PlayersError(f"cannot read {path}: {e}") from None
+        text = read_text(path)
+    except ValueError as e:
+        raise PlayersError(f"cannot read the players: {e}") from None
+    return parse_players(text, str(path))
 
 
 def save_players(players, state_dir):

@@ -117,6 +117,9 @@ def main(argv):
     where = "standard input" if args.file == "-" else args.file
     try:
         lines = read_scenario(args.file)
+    except IsADirectoryError:
+        print(f"{me}: {shown(where)} is a folder, not a scenario file", file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"{me}: cannot read {shown(where)}: {e.strerror or e}", file=sys.stderr)
         return 2

@@ -135,7 +135,7 @@ def test_replay_refuses_too_much_standard_input():
     ("NUL bytes", lambda p: p.write_bytes(b"game towers\n\0\0\0\n"), "not a text file"),
     ("a huge line", lambda p: p.write_text("game towers\n" + "x" * 500_000 + "\n"), "line 2: unknown action"),
     ("an empty file", lambda p: p.write_bytes(b""), "line 1: a scenario starts with"),
-    ("a folder", lambda p: p.mkdir(), "Is a directory"),
+    ("a folder", lambda p: p.mkdir(), "garbage.scn is a folder, not a scenario file"),
     ("nothing at all", lambda p: None, "No such file"),
     ("a control character in a seat name", lambda p: p.write_text("game towers\nseats \x1b[2J B\n"),
      "control character"),
@@ -286,3 +286,26 @@ def test_a_repeated_option_is_refused_with_its_line(tmp_path):
     path = tmp_path / "twice.scn"
     path.write_text("game twenty-nine\nseats A B C D\noption pair=on\noption pair=off\n")
     refused("replay", path, words="line 4: option pair is given a second time")
+
+
+# -- the attacker's report: Python's own words about a file ------------------------------------
+
+def test_a_players_file_that_is_not_utf8_or_is_a_folder_is_named(tmp_path):
+    """Fault (item 6): "'utf-8' codec can't decode byte 0xff in position 13" and "[Errno 21] Is a
+    directory" reached the user; now plain words naming players.txt."""
+    (tmp_path / "players.txt").write_bytes(b"# players\n04A1 \xff\xfeAnn\n")
+    line = refused("players", "list", "--state-dir", tmp_path, words="players.txt is not a text file (not UTF-8)")
+    assert "codec" not in line
+    folder = tmp_path / "other"
+    (folder / "players.txt").mkdir(parents=True)
+    line = refused("players", "list", "--state-dir", folder, words="players.txt is a folder, not a file")
+    assert "Errno" not in line
+
+
+def test_enroll_verify_of_a_binary_deck_says_it_is_not_text(tmp_path):
+    """Fault (item 6): `enroll --verify` on a binary deck printed the codec's own words."""
+    deck = tmp_path / "deck.txt"
+    deck.write_bytes(bytes(range(256)) * 4)
+    line = refused("enroll", deck, "--verify", "--port", tmp_path / "none",
+                   words="deck.txt is not a text file (not UTF-8)")
+    assert "codec" not in line
