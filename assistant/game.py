@@ -218,10 +218,11 @@ class Game:
         return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
 
     def _settle(self, side, why, value, replaces):
-        """A renege penalty (T9, N11) settles this hand: no other claim or accusation about it
-        has effect, and the penalty is the hand's outcome (``replaces``: its own result was
-        scored and this takes its place)."""
-        self.book.settled = True
+        """A renege penalty (T9, N11) settles this hand: the offending side's proven reneges are
+        penalised (a claim or accusation about them has no more effect; one about the other
+        side's still replaces this, D5), and the penalty is the hand's outcome (``replaces``: an
+        earlier result of the hand was scored and this takes its place)."""
+        self.book.penalise(None if why == "false accusation" else 1 - side)
         self._outcome = (Penalty, self.hand_no, side, why, value, replaces)
 
     def _expect(self, *phases, what):

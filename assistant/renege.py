@@ -35,7 +35,8 @@ class Accusation(NamedTuple):
 class RenegeBook:
     """Everything the renege rules need, for the whole match."""
 
-    __slots__ = ("side_of", "proven", "hand", "failures", "accusations", "settled")
+    __slots__ = ("side_of", "proven", "hand", "failures", "accusations", "settled", "penalised",
+                 "penalties")
 
     def __init__(self, side_of):
         self.side_of = side_of
@@ -44,6 +45,8 @@ class RenegeBook:
         self.failures = []     # [seat, suit, trick, excluded card] of the current hand, unproven
         self.accusations = []  # pending accusations of the current hand
         self.settled = False   # the current hand was settled by a penalty
+        self.penalised = frozenset()  # proven reneges of the current hand already penalised (D5)
+        self.penalties = 0     # penalties settled in the match, to tell a new one from an old one
 
     def start_hand(self, hand):
         """A hand begins: earlier failures can no longer be proven, earlier claims lapse."""
@@ -51,6 +54,7 @@ class RenegeBook:
         self.failures = []
         self.accusations = []
         self.settled = False
+        self.penalised = frozenset()
 
     def failed(self, seat, suit, trick, excluded=None):
         """Record a play by ``seat`` that did not show ``suit``; ``excluded``: a card not yet held."""
@@ -69,14 +73,26 @@ class RenegeBook:
         return new
 
     def claimable(self, claimant_side):
-        """Proven reneges of the current hand against ``claimant_side`` (by the other side)."""
-        if self.settled:
-            return []
-        return [r for r in self.proven
-                if r.hand == self.hand and self.side_of[r.seat] != claimant_side]
+        """Proven reneges of the current hand against ``claimant_side`` (by the other side), not
+        yet penalised (D5: each proven renege is penalised once)."""
+        return [r for r in self.proven if r.hand == self.hand
+                and self.side_of[r.seat] != claimant_side and r not in self.penalised]
 
     def proven_against(self, seat):
         return [r for r in self.proven if r.hand == self.hand and r.seat == seat]
+
+    def unpenalised_against(self, seat):
+        """Proven reneges of ``seat`` in the current hand that no penalty has settled yet."""
+        return [r for r in self.proven_against(seat) if r not in self.penalised]
+
+    def penalise(self, offending_side):
+        """A penalty settles the hand (T9, N11); ``offending_side``: the side whose proven reneges
+        of this hand it penalises (None for a false accusation, which penalises none)."""
+        self.settled = True
+        self.penalties += 1
+        if offending_side is not None:
+            self.penalised = self.penalised | {r for r in self.proven if r.hand == self.hand
+                                               and self.side_of[r.seat] == offending_side}
 
     def accuse(self, accuser_side, accused, before_final):
         self.accusations.append(Accusation(accuser_side, accused, before_final))
@@ -101,8 +117,9 @@ class RenegeBook:
         new = RenegeBook(self.side_of)
         new.proven, new.hand, new.failures = list(self.proven), self.hand, list(self.failures)
         new.accusations, new.settled = list(self.accusations), self.settled
+        new.penalised, new.penalties = self.penalised, self.penalties
         return new
 
     def snapshot(self):
         return (tuple(self.proven), self.hand, tuple(self.failures),
-                tuple(self.accusations), self.settled)
+                tuple(self.accusations), self.settled, self.penalised, self.penalties)

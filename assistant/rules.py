@@ -81,17 +81,15 @@ def claimant_side(book, named_side, over, words):
     sides = [s for s in (0, 1) if book.claimable(s)]
     if over and (not sides or (named_side is not None and named_side not in sides)):
         return None
+    if named_side is not None and named_side in sides:
+        return named_side
+    if named_side is None and len(sides) == 1:
+        return sides[0]
+    if named_side is None and sides:
+        raise Refused("say-claimant", words["both"])
     if book.settled and "settled" in words:
         raise Refused("settled", words["settled"])
-    if named_side is not None:
-        if named_side not in sides:
-            raise Refused("no-renege", words["named"])
-        return named_side
-    if len(sides) == 1:
-        return sides[0]
-    if sides:
-        raise Refused("say-claimant", words["both"])
-    raise Refused("no-renege", words["none"])
+    raise Refused("no-renege", words["none" if named_side is None else "named"])
 
 
 def claim_actions(book, side_of, over):
@@ -107,8 +105,9 @@ def claim_actions(book, side_of, over):
 def settle_accusation(book, accused, accuser_side, hand_open, before_final):
     """T9, N11: what an accusation does. "proven": a renege by the accused in this hand is proven
     and unsettled, the penalty is due now; "pending": recorded, settled as the hand goes on;
-    None: no effect (the hand is over or already settled, and nothing is proven)."""
-    if not book.settled and book.proven_against(accused):
+    None: no effect (the hand is over, and no renege of the accused is proven and not yet
+    penalised: D5)."""
+    if book.unpenalised_against(accused):
         return "proven"
     if hand_open:
         book.accuse(accuser_side, accused, before_final)

@@ -369,7 +369,7 @@ class Table:
             if e.hand_no:
                 for seat in range(len(m.seats)):
                     # at the match end only an accusation that can still change the result is offered
-                    if not over or (e.book.proven_against(seat) and not e.book.settled):
+                    if not over or e.book.unpenalised_against(seat):
                         items.append((f"Accuse {m.seats[seat]}",
                                       lambda s=seat: self.apply(Action("accuse", seat=s))))
             rules = d.rules_in_play(m.options)

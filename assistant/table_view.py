@@ -58,7 +58,7 @@ def flip_fields(e, seats):
 
 def before(e):
     """What the words for an action's effect compare with: taken before the action is applied."""
-    return dict(open=hand_open(e), score=tuple(e.score), settled=e.book.settled,
+    return dict(open=hand_open(e), score=tuple(e.score), settled=e.book.penalties,
                 pending=len(e.book.accusations))
 
 
@@ -72,7 +72,7 @@ def result_lines(table, b, action):
     d = desk(m.game)
     if b["open"]:
         return d.outcome_lines(e, m.seats, replaced=False)
-    if action.kind in ("claim", "accuse") and e.book.settled and not b["settled"]:
+    if action.kind in ("claim", "accuse") and e.book.penalties != b["settled"]:
         return d.outcome_lines(e, m.seats, replaced=True)
     return None
 

@@ -470,10 +470,16 @@ class Towers(Game):
     def _penalty(self, seat, why, replaces=False):
         """A claim or a settled accusation: ``seat`` wins one tower and the tower ends (T9).
 
-        After the hand's own result was scored, the penalty replaces it."""
+        After the hand's own result (or an earlier penalty, D5) was scored, the penalty replaces
+        it; it is kept in ``last_result`` as a result a later penalty of the hand replaces."""
         self.hand_over = True
-        result, self.last_result = self.last_result, None
+        result = self.last_result
+        before = (result[0], result[2]) if result is not None else (tuple(self.score), self.hand_size)
         self._settle(seat, why, 1, replaces or result is not None)
+        self._apply_penalty(seat, result)
+        self.last_result = (before[0], None, before[1], True)
+
+    def _apply_penalty(self, seat, result):
         if result is not None:
             score, dealer, size, tower_ended = result
             self.score = list(score)
@@ -500,7 +506,7 @@ class Towers(Game):
         words = {"none": "there is no proven renege to claim in this hand",
                  "both": "both players hold a proven renege: say who claims (claim SEAT)"}
         if a.seat is not None:
-            words["named"] = f"{self.name(a.seat)} has no proven renege by the opponent to claim in this hand"
+            words["named"] = f"{self.name(a.seat)} has no unpenalised proven renege by the opponent to claim in this hand"
         claimant = claimant_side(self.book, a.seat, self.phase is MATCH_OVER, words)
         if claimant is not None:
             self._penalty(claimant, "claim")

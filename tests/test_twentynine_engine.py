@@ -144,13 +144,19 @@ def test_hand_line_between_rounds_is_for_the_next_round():
 
 
 def test_n11_claim_when_both_sides_have_proven_reneges():
-    """N11: with a proven renege on each side, the claimant must be named."""
+    """N11: with a proven renege on each side, the claimant must be named; D5: the other side's
+    claim of its own unpenalised renege then replaces the first penalty, and each renege is
+    penalised once."""
     m = replay(AUC1, "JH 7C 8S 7S 9H 8C 7H 8H")  # P4 and P1 both fail hearts, then show them
     assert [r["seat"] for r in m.state()["reneges"]] == ["P4", "P1"]
     assert "say who claims" in refused(m, "claim")
     m.apply(Action("claim", seat=1))
     assert m.state()["score"] == [0, 1]
+    m.apply(Action("claim", seat=0))
+    assert m.state()["score"] == [1, 0]
     assert "already settled" in refused(m, "claim P1")
+    assert "already settled" in refused(m, "claim P2")
+    assert "already settled" in refused(m, "claim")
 
 
 def test_n11_pagat_penalty_moves_only_the_bidding_side():
