@@ -14,11 +14,11 @@ import sys
 
 COMMANDS = {
     "replay": ("assistant.replay", "replay a scenario file and print the state it ends in"),
-    "enroll": ("assistant.enroll", "enrol a tagged pack: tap each card once, write a deck file"),
-    "run": ("assistant.daemon", "run the box (the daemon systemd starts)"),
-    "sim": ("assistant.sim", "run the box headless with simulated pins, display and reader"),
+    "enroll": ("assistant.box.enroll", "enrol a tagged pack: tap each card once, write a deck file"),
+    "run": ("assistant.box.daemon", "run the box (the daemon systemd starts)"),
+    "sim": ("assistant.sim.simulator", "run the box headless with simulated pins, display and reader"),
     "export": ("assistant.export", "write the journal's matches as scenario files (reads only)"),
-    "players": ("assistant.players", "enrol, list, rename or remove player tags (not cards)"),
+    "players": ("assistant.box.players", "enrol, list, rename or remove player tags (not cards)"),
     "web": ("assistant.web.server", "serve the box's web page: now, matches, players (reads only)"),
     "board": ("assistant.club.board", "the club's live results board (MQTT, docs/club.md)"),
 }

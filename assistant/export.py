@@ -39,9 +39,9 @@ class ExportError(Exception):
 
 
 def export(args):
-    from .cli import state_dir_problem
-    from .config import ConfigError, load
-    from .journal import Journal, JournalError
+    from assistant.cli import state_dir_problem
+    from assistant.box.config import ConfigError, load
+    from assistant.box.journal import Journal, JournalError
     try:
         state_dir = args.state_dir or load(args.config).paths.state_dir
     except ConfigError as e:

@@ -9,11 +9,11 @@ refused the same way, in one line, before anything is written.
 import json
 import sys
 
-from .cards import SUIT_SYMBOLS, SUITS
-from .cli import argument_parser, cannot_write
-from .match import Match
-from .rules import Refused
-from .scenario import ScenarioError, read_header
+from assistant.rules.cards import SUIT_SYMBOLS, SUITS
+from assistant.cli import argument_parser, cannot_write
+from assistant.rules.match import Match
+from assistant.rules.shared import Refused
+from assistant.rules.scenario import ScenarioError, read_header
 
 
 def replay_lines(lines):

@@ -32,11 +32,11 @@ import threading
 import time
 from pathlib import Path
 
-from assistant.cards import TWENTY_NINE_PACK
-from assistant.deck import save_deck
-from assistant.sim import SimBox, sim_uid
-from assistant.sim_bots import run_bots
-from assistant.virtual_firmware import VirtualFirmware
+from assistant.rules.cards import TWENTY_NINE_PACK
+from assistant.box.deck import save_deck
+from assistant.sim.simulator import SimBox, sim_uid
+from assistant.sim.bots import run_bots
+from assistant.sim.virtual_firmware import VirtualFirmware
 
 ROOT = Path(__file__).resolve().parent.parent
 IDLE_SECONDS = float(os.environ.get("BENCH_IDLE_SECONDS", "30"))

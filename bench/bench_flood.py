@@ -19,9 +19,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from assistant.events import QUEUE_SIZE, ReaderStatus, TagArrived, TagRemoved, event_queue
-from assistant.reader import Reader
-from assistant.virtual_firmware import VirtualFirmware
+from assistant.hw.events import QUEUE_SIZE, ReaderStatus, TagArrived, TagRemoved, event_queue
+from assistant.hw.reader import Reader
+from assistant.sim.virtual_firmware import VirtualFirmware
 
 TAPS = 10_000
 BUSY = 3.0  # seconds the loop takes nothing at the start

@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from assistant.journal import SCHEMA, Journal
-from assistant.scenario import Action
+from assistant.box.journal import SCHEMA, Journal
+from assistant.rules.scenario import Action
 
 LINES = ["flip JH KS", "upcard 9S", "pass", "name D", "play KS", "play AS", "play JD", "play QS"]
 

@@ -26,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from assistant import protocol
-from assistant.reader import Reader, Tracker
-from assistant.virtual_firmware import VirtualFirmware
+from assistant.hw import protocol
+from assistant.hw.reader import Reader, Tracker
+from assistant.sim.virtual_firmware import VirtualFirmware
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES, RUNS, TAPS = 20_000, 7, 1_000

@@ -3,7 +3,7 @@
     python3 dev.py bench screen
 
 1. The bus: whole bot matches of both games play on the simulated box; every frame it hands
-   its display also goes, in the same run, to assistant.oled's partial ssd1306/sh1106 and to
+   its display also goes, in the same run, to assistant.hw.oled's partial ssd1306/sh1106 and to
    luma's stock drivers, each on luma's I2C interface with a recording bus (capture_i2c). Bytes
    on the wire per screen change (address and control bytes included), as % of luma's full
    frame, and as milliseconds at 400 kHz (9 clocks a byte, start/stop ignored). Also the bytes
@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.cards import parse_card as C  # noqa: E402
-from assistant.config import Display as DisplayCfg  # noqa: E402
-from assistant.display import Display, open_display  # noqa: E402
-from assistant.screen import render  # noqa: E402
-from assistant.view import Alert, Menu, View  # noqa: E402
+from assistant.rules.cards import parse_card as C  # noqa: E402
+from assistant.box.config import Display as DisplayCfg  # noqa: E402
+from assistant.hw.display import Display, open_display  # noqa: E402
+from assistant.box.screen import render  # noqa: E402
+from assistant.box.view import Alert, Menu, View  # noqa: E402
 
 I2C_FRAME_MS = 1034 * 9 / 400_000 * 1000
 N = 2000
@@ -66,8 +66,8 @@ def match_frames():
     indexes of those that followed a card tap (the rest followed a button)."""
     import tempfile
 
-    from assistant.sim import SimBox
-    from assistant.sim_bots import run_bots
+    from assistant.sim.simulator import SimBox
+    from assistant.sim.bots import run_bots
 
     frames, tapped = [], set()
     with tempfile.TemporaryDirectory() as tmp:
@@ -100,7 +100,7 @@ def pct(samples, q):
 def bus():
     from luma.oled import device as stock
 
-    from assistant.oled import DRIVERS, capture_i2c, page_bytes
+    from assistant.hw.oled import DRIVERS, capture_i2c, page_bytes
 
     frames, tapped = match_frames()
     games = " and ".join(f"{m} {g}" for g, m, _, _ in MATCHES)

@@ -6,8 +6,8 @@ p50/p99 time of one ``Towers.apply``. Goals (issue 2): >= 200 matches/s, p99 < 5
 import statistics
 import time
 
-from assistant.bot_towers import TowersBot, play_match
-from assistant.towers import Towers
+from assistant.sim.bot_towers import TowersBot, play_match
+from assistant.rules.towers import Towers
 
 ROUNDS, MATCHES = 5, 200
 

@@ -7,8 +7,8 @@ Goals (issue 3): >= 1,000 rounds/s on one core, p99 < 50 us.
 import statistics
 import time
 
-from assistant.bot_twentynine import TwentyNineBot, play_match
-from assistant.twentynine import TwentyNine
+from assistant.sim.bot_twentynine import TwentyNineBot, play_match
+from assistant.rules.twentynine import TwentyNine
 
 REPEATS, MATCHES = 5, 100
 OPTIONS = {"trick_trumps": "after-call", "pair": "on", "double": "on"}

@@ -21,18 +21,18 @@ import time
 import urllib.request
 from pathlib import Path
 
-from assistant.bot_towers import TowersBot
-from assistant.bot_twentynine import TwentyNineBot
-from assistant.journal import SCHEMA
-from assistant.match import Match
-from assistant.scenario import format_action
+from assistant.sim.bot_towers import TowersBot
+from assistant.sim.bot_twentynine import TwentyNineBot
+from assistant.box.journal import SCHEMA
+from assistant.rules.match import Match
+from assistant.rules.scenario import format_action
 
 MATCHES = 500
 BOTTLE_APP = r'''
 import sys, threading, bottle
 from assistant.web.server import Site
 from assistant.web import pages
-from assistant.stats import standings, wins_over_time
+from assistant.box.stats import standings, wins_over_time
 site = Site(sys.argv[1])
 threading.Thread(target=site.records, daemon=True).start()  # as card-assistant web: replayed at start
 @bottle.route("/players")

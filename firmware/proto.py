@@ -1,7 +1,7 @@
 """Wire framing for the reader: ``<seq> <body>*<crc>`` lines, CRC-16/CCITT-FALSE.
 
 Runs unchanged on the Pico (MicroPython) and under CPython in tests; the host
-side (assistant/protocol.py) reads the same format. PROTOCOL.md is the spec,
+side (assistant/hw/protocol.py) reads the same format. PROTOCOL.md is the spec,
 protocol_vectors.json the shared test vectors.
 """
 

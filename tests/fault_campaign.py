@@ -81,7 +81,7 @@ class Said(logging.Handler):
 
 def start_box(state):
     """Start the simulated box on ``state``; (outcome parts, the rows it kept, its latest match)."""
-    from assistant.sim import SimBox
+    from assistant.sim.simulator import SimBox
     said = Said()
     logger = logging.getLogger("card-assistant")
     logger.addHandler(said)
@@ -113,7 +113,7 @@ def judge(state, before):
     """Start the box on the damaged ``state`` and compare with the rows ``before`` the fault.
     "Still readable" is judged apart from the box's own way of reading: every cell of every
     intact table-leaf page of the damaged file, decoded (pagescan) before the box starts."""
-    from assistant.pagescan import scan
+    from assistant.box.pagescan import scan
     readable = {row for row in scan(state / "journal.sqlite3")[1] if row in set(before)}
     try:
         said, kept, _, latest = start_box(state)
@@ -183,7 +183,7 @@ def wal_fault(kind):
         src.mkdir(parents=True)
         stored, box = fill(src / "journal.sqlite3", BASE[:2], close=False)
         box.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        from assistant.scenario import parse_action
+        from assistant.rules.scenario import parse_action
         game, seats, options, body = example("towers-random.scn")
         box.new_match(game, seats, options)
         for n, line in enumerate(body[:20], 1):
@@ -210,10 +210,10 @@ def wal_fault(kind):
 def lost_hello(folder):
     """The reader restarts with its counter low and its HELLO garbled, then a card is tapped at
     once: the flip it makes must be journaled."""
-    from assistant.events import TagRemoved
-    from assistant.cards import parse_card
-    from assistant.sim import SimBox, sim_uid
-    from assistant.sim_bots import start_match
+    from assistant.hw.events import TagRemoved
+    from assistant.rules.cards import parse_card
+    from assistant.sim.simulator import SimBox, sim_uid
+    from assistant.sim.bots import start_match
     sim = SimBox(folder / "state", "towers").start()
     flips = ["9H", "QD", "KS", "10C", "AH", "KD"]  # no black jack: the flip goes on
     try:
@@ -241,9 +241,9 @@ def lost_hello(folder):
 def flood(folder, taps=400):
     """Taps as fast as the firmware can send them while the box runs: every one handled, none
     lost, the queue bounded."""
-    from assistant.events import QUEUE_SIZE, TagRemoved
-    from assistant.sim import SimBox, sim_uid
-    from assistant.sim_bots import start_match
+    from assistant.hw.events import QUEUE_SIZE, TagRemoved
+    from assistant.sim.simulator import SimBox, sim_uid
+    from assistant.sim.bots import start_match
     sim = SimBox(folder / "state", "towers").start()
     try:
         start_match(sim, "towers")
@@ -274,7 +274,7 @@ def read_only(folder):
         os.chmod(top, 0o755)
         state = top / "state"
         base_journal(state)
-        from assistant.journal import Journal
+        from assistant.box.journal import Journal
         j = Journal(str(state / "journal.sqlite3"), readonly=True)
         in_effect = len(j.read(3)[0].actions)  # the actions of the latest match in effect (undos applied)
         j.close()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.journal import Journal
-from assistant.scenario import read_header
+from assistant.box.journal import Journal
+from assistant.rules.scenario import read_header
 
 EXAMPLES = Path(__file__).parent / "scenarios" / "examples"
 PAGE = 4096
@@ -27,7 +27,7 @@ def example(name):
 def fill(path, matches=(("towers-random.scn", None),), close=True):
     """A journal at ``path`` holding the given examples (each cut to its first N actions);
     returns {match id: [lines]}."""
-    from assistant.scenario import parse_action
+    from assistant.rules.scenario import parse_action
     j = Journal(str(path))
     stored = {}
     for name, count in matches:

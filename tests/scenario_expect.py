@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from assistant.replay import replay_lines
-from assistant.scenario import ScenarioError
+from assistant.rules.scenario import ScenarioError
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 

@@ -3,9 +3,9 @@ import time
 
 import pytest
 
-from assistant.alerts import PATTERNS, Alerts
-from assistant.config import Pins
-from assistant.view import ALERT_KINDS, Alert
+from assistant.hw.alerts import PATTERNS, Alerts
+from assistant.box.config import Pins
+from assistant.box.view import ALERT_KINDS, Alert
 
 PINS = Pins()
 
@@ -57,7 +57,7 @@ def test_pattern_plays_its_count_of_beeps_and_flashes(factory, kind):
 
 def test_play_returns_at_once_while_the_pattern_runs_in_the_background(factory):
     """A one-hour beep: play() is back while the buzzer still sounds (no timing involved)."""
-    from assistant.alerts import Pattern
+    from assistant.hw.alerts import Pattern
 
     alerts = Alerts(PINS, pin_factory=factory,
                     patterns={"renege": Pattern(beep=(3600, 1, 1), blink=(3600, 1, 1))})
@@ -109,8 +109,8 @@ def test_close_releases_both_pins(factory):
 
 
 def test_open_alerts_uses_the_config_pins(factory):
-    from assistant.alerts import open_alerts
-    from assistant.config import from_dict
+    from assistant.hw.alerts import open_alerts
+    from assistant.box.config import from_dict
 
     alerts = open_alerts(from_dict({"pins": {"led": 24}}), pin_factory=factory)
     try:

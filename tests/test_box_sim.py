@@ -8,12 +8,12 @@ import tempfile
 
 import pytest
 
-from assistant.cards import card_label, card_name
-from assistant.journal import Journal
+from assistant.rules.cards import card_label, card_name
+from assistant.box.journal import Journal
 from assistant.replay import replay_lines
-from assistant.screen import render
-from assistant.sim import SimBox
-from assistant.sim_bots import run_bots
+from assistant.box.screen import render
+from assistant.sim.simulator import SimBox
+from assistant.sim.bots import run_bots
 
 
 @pytest.fixture

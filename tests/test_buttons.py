@@ -3,9 +3,9 @@ import queue
 
 import pytest
 
-from assistant.buttons import NAMES, Buttons
-from assistant.config import Pins
-from assistant.events import ButtonPressed
+from assistant.hw.buttons import NAMES, Buttons
+from assistant.box.config import Pins
+from assistant.hw.events import ButtonPressed
 
 PINS = Pins()
 
@@ -114,8 +114,8 @@ def test_a_pin_clash_releases_what_was_claimed(factory):
 
 
 def test_open_buttons_takes_pins_and_timings_from_the_config(factory):
-    from assistant.buttons import open_buttons
-    from assistant.config import from_dict
+    from assistant.hw.buttons import open_buttons
+    from assistant.box.config import from_dict
 
     cfg = from_dict({"pins": {"ok": 26}, "buttons": {"hold_time": 2.5}})
     q = queue.Queue()

@@ -1,7 +1,7 @@
 """The card model: both packs, the notation both ways, colours, and trump's effective suit."""
 import pytest
 
-from assistant import cards as C
+from assistant.rules import cards as C
 
 
 @pytest.mark.parametrize("text,name", [("JS", "JS"), ("10h", "10H"), ("T♦", "10D"), ("9♣", "9C"),

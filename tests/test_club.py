@@ -13,14 +13,14 @@ import time
 
 import pytest
 
-from assistant.cards import card_name
+from assistant.rules.cards import card_name
 from assistant.club.board import Board, run_board
 from assistant.club.broker import Broker, BrokerMissing, find
 from assistant.club.page import club_json
 from assistant.club.public import ClubOutbox
 from assistant.club.publisher import Publisher, make_client
-from assistant.journal import Journal, JournalError
-from assistant.table import Table
+from assistant.box.journal import Journal, JournalError
+from assistant.box.table import Table
 
 DATA = __import__("pathlib").Path(__file__).parent / "data"
 
@@ -44,7 +44,7 @@ def broker(tmp_path_factory):
 
 def bot_table(tmp_path, game, seed, name="t1", club="c"):
     """A box at the table layer: journal with its club outbox, table, and a bot."""
-    from assistant.sim_bots import _bot
+    from assistant.sim.bots import _bot
     j = Journal(str(tmp_path / name / "journal.sqlite3"))
     j.outbox = ClubOutbox(club, name, j)
     t = Table(j, {}, game=game)
@@ -317,7 +317,7 @@ def test_the_board_rebuilds_from_its_file_after_a_restart(tmp_path):
 
 def test_undo_of_a_hidden_action_is_replayed_by_the_board(tmp_path):
     """Issue 14 item 2 (rebuild through the engines): an undone face-down trump, set again."""
-    from assistant.scenario import Action
+    from assistant.rules.scenario import Action
     j, t, bot = bot_table(tmp_path, "twenty-nine", 3)
     t.new_match("twenty-nine", {}, seats=("Ann", "Bob", "Cat", "Dan"))
     m = t.match
@@ -376,8 +376,8 @@ def test_the_club_page_shows_every_table_and_the_standings(tmp_path):
 
 def test_the_daemon_starts_the_publisher_from_the_club_section(broker, tmp_path):
     """Issue 14 item 1: a [club] section (config) is all a box needs to publish."""
-    from assistant.config import from_dict
-    from assistant.daemon import start_club
+    from assistant.box.config import from_dict
+    from assistant.box.daemon import start_club
     cfg = from_dict({"club": {"broker": f"mqtt://127.0.0.1:{broker.port}", "club": "c", "table": "t1",
                               "password": broker.passwords["t1"]}})
     watcher, got = collect(broker, "board")
@@ -397,7 +397,7 @@ def test_the_daemon_starts_the_publisher_from_the_club_section(broker, tmp_path)
 
 def test_a_club_section_with_a_bad_broker_or_name_is_refused():
     """Issue 14 item 1: the config names the key, like every other config error."""
-    from assistant.config import ConfigError, from_dict
+    from assistant.box.config import ConfigError, from_dict
     with pytest.raises(ConfigError, match=r"\[club\] broker"):
         from_dict({"club": {"broker": "http://x", "table": "t1"}})
     with pytest.raises(ConfigError, match=r"\[club\] table"):

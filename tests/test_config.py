@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant import config
-from assistant.config import ConfigError, load
+from assistant.box import config
+from assistant.box.config import ConfigError, load
 
 ROOT = Path(__file__).resolve().parents[1]
 

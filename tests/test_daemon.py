@@ -21,14 +21,14 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from assistant.cards import TWENTY_NINE_PACK, card_label, card_name, parse_card
-from assistant.deck import save_deck
-from assistant.journal import Journal
-from assistant.scenario import parse_action
-from assistant.screen import render
-from assistant.sim import sim_uid
-from assistant.table import Table
-from assistant.virtual_firmware import VirtualFirmware
+from assistant.rules.cards import TWENTY_NINE_PACK, card_label, card_name, parse_card
+from assistant.box.deck import save_deck
+from assistant.box.journal import Journal
+from assistant.rules.scenario import parse_action
+from assistant.box.screen import render
+from assistant.sim.simulator import sim_uid
+from assistant.box.table import Table
+from assistant.sim.virtual_firmware import VirtualFirmware
 
 ROOT = Path(__file__).resolve().parent.parent
 HANG = 30.0  # seconds: only ever a guard against a hang, never a measurement

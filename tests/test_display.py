@@ -8,10 +8,10 @@ from unittest import mock
 import pytest
 from PIL import Image
 
-from assistant.config import Display as DisplayCfg
-from assistant.display import Display, open_device, open_display, to_terminal
-from assistant.screen import render
-from assistant.view import Alert, View
+from assistant.box.config import Display as DisplayCfg
+from assistant.hw.display import Display, open_device, open_display, to_terminal
+from assistant.box.screen import render
+from assistant.box.view import Alert, View
 
 
 def frame(score=(0, 0), alert=None):
@@ -233,7 +233,7 @@ def flaky_driver(fail_times, devices, opened):
     for an I2C bus this machine does not have), then appears: each open makes a new gated dummy."""
     from luma.core.interface.serial import i2c
 
-    from assistant.display import Driver
+    from assistant.hw.display import Driver
 
     def open_(cfg):
         opened.append(cfg.driver)
@@ -251,7 +251,7 @@ def test_a_display_missing_at_start_is_retried_and_shows_the_table_when_it_appea
     """Issue 16: after install.sh turns I2C on, /dev/i2c-1 exists only after a reboot; the box
     must not crash-loop meanwhile. One line at the start (device, cause, what to check), one when
     the screen answers (with the count of failed attempts), and the newest frame on the screen."""
-    import assistant.display as display_mod
+    import assistant.hw.display as display_mod
 
     devices, opened = [], []
     monkeypatch.setitem(display_mod.DRIVERS, "flaky", flaky_driver(5, devices, opened))
@@ -275,7 +275,7 @@ def test_a_display_missing_at_start_is_retried_and_shows_the_table_when_it_appea
 
 
 def test_the_backoff_grows_to_its_limit(monkeypatch):
-    import assistant.display as display_mod
+    import assistant.hw.display as display_mod
 
     devices, opened = [], []
     monkeypatch.setitem(display_mod.DRIVERS, "flaky", flaky_driver(10**6, devices, opened))
@@ -290,7 +290,7 @@ def test_the_backoff_grows_to_its_limit(monkeypatch):
 def test_a_display_that_stops_answering_is_opened_afresh(monkeypatch, caplog):
     """Issue 16: the OLED unplugged mid-match and plugged back: the old device is let go, a new one
     opened, and the newest frame shown on it."""
-    import assistant.display as display_mod
+    import assistant.hw.display as display_mod
 
     devices, opened = [], []
     monkeypatch.setitem(display_mod.DRIVERS, "flaky", flaky_driver(0, devices, opened))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assistant.replay import replay_lines
-from assistant.scenario import ACTIONS, OPTIONS
+from assistant.rules.scenario import ACTIONS, OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")

@@ -8,14 +8,14 @@ import threading
 
 import pytest
 
-from assistant.daemon import Box
-from assistant.display import open_display
-from assistant.config import Display as DisplayCfg
-from assistant.durable import OverlappedJournal
-from assistant.events import ButtonPressed, TagArrived
-from assistant.journal import Journal, JournalError
-from assistant.table import Table
-from assistant.cards import parse_card
+from assistant.box.daemon import Box
+from assistant.hw.display import open_display
+from assistant.box.config import Display as DisplayCfg
+from assistant.box.durable import OverlappedJournal
+from assistant.hw.events import ButtonPressed, TagArrived
+from assistant.box.journal import Journal, JournalError
+from assistant.box.table import Table
+from assistant.rules.cards import parse_card
 
 DECK = {f"U{c:02d}": c for c in range(32)}
 HANG = 30.0  # a guard against a hang, never a measurement
@@ -58,7 +58,7 @@ def box(tmp_path):
 def test_the_frame_is_rendered_during_the_commit_and_sent_after_it(box, monkeypatch):
     b, journal, display = box
     assert isinstance(b.table.journal, OverlappedJournal)
-    import assistant.screen as screen
+    import assistant.box.screen as screen
     rendered = []
     real_render = screen.render
     monkeypatch.setattr(screen, "render", lambda view: rendered.append(journal.gate.is_set()) or real_render(view))
@@ -110,17 +110,18 @@ def test_run_timing_logs_each_stage_and_each_oled_write_naming_no_card(box, monk
     """card-assistant run --timing (issue 12 item 4): per-event stages and the bus, no card named."""
     import logging
 
-    from assistant import daemon, timing
-    from assistant.oled import PartialSSD1306, capture_i2c
+    from assistant.box import daemon
+    from assistant.hw import timing
+    from assistant.hw.oled import PartialSSD1306, capture_i2c
 
     monkeypatch.setattr(timing, "enabled", False)
     assert daemon.main(["--timing", "--config", str(tmp_path / "missing.toml")]) == 2
     assert timing.enabled  # the flag turned it on (the missing config then stopped the run)
     b, journal, display = box
     b.timing = timing.clock()
-    caplog.set_level(logging.INFO, logger="card-assistant.timing")
+    caplog.set_level(logging.INFO, logger="card-assistant.hw.timing")
     b.step(TagArrived(3, "U%02d" % parse_card("JH")))
-    line = [r.getMessage() for r in caplog.records if r.name == "card-assistant.timing"][-1]
+    line = [r.getMessage() for r in caplog.records if r.name == "card-assistant.hw.timing"][-1]
     assert line.startswith("TagArrived: table ") and "render" in line and "commit wait" in line
     assert "to display" in line and "JH" not in line and "U" + "%02d" % parse_card("JH") not in line
     PartialSSD1306(capture_i2c())  # luma's init clears the screen: one whole frame

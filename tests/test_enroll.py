@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-from assistant import enroll
-from assistant.cards import TWENTY_NINE_PACK, TOWERS_PACK, card_name, parse_card
-from assistant.deck import DeckError, UnknownTag, card_for, format_deck, load_deck, missing, parse_deck
-from assistant.virtual_firmware import VirtualFirmware
+from assistant.box import enroll
+from assistant.rules.cards import TWENTY_NINE_PACK, TOWERS_PACK, card_name, parse_card
+from assistant.box.deck import DeckError, UnknownTag, card_for, format_deck, load_deck, missing, parse_deck
+from assistant.sim.virtual_firmware import VirtualFirmware
 
 HANG_GUARD = 30
 PACK = sorted(TWENTY_NINE_PACK)

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.bot_towers import TowersBot
-from assistant.cards import card_name
-from assistant.scenario import Action
-from assistant.sim import SimBox
-from assistant.sim_bots import perform, start_match
+from assistant.sim.bot_towers import TowersBot
+from assistant.rules.cards import card_name
+from assistant.rules.scenario import Action
+from assistant.sim.simulator import SimBox
+from assistant.sim.bots import perform, start_match
 
 ROOT = Path(__file__).resolve().parents[1]
 HANG_GUARD = 60.0  # seconds: only a guard against a hang, never a measurement

@@ -1,4 +1,4 @@
-"""The one game interface (assistant/game.py), for both engines.
+"""The one game interface (assistant/rules/game.py), for both engines.
 
 - "An action is accepted if and only if it is in legal_actions()", for every action kind
   of the scenario format, on random states of random bot matches (with reneges, claims,
@@ -17,14 +17,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from assistant.bot_towers import TowersBot
-from assistant.bot_twentynine import TwentyNineBot
-from assistant.cards import BLACK_JACKS, card_name, parse_card
-from assistant.game import CODES, HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
+from assistant.sim.bot_towers import TowersBot
+from assistant.sim.bot_twentynine import TwentyNineBot
+from assistant.rules.cards import BLACK_JACKS, card_name, parse_card
+from assistant.rules.game import CODES, HandResult, MatchEnd, Penalty, Phase, Refused, Waiting
 from assistant.replay import replay_lines
-from assistant.scenario import OPTIONS, Action
-from assistant.towers import PACK as TOWERS_PACK, Towers
-from assistant.twentynine import TwentyNine
+from assistant.rules.scenario import OPTIONS, Action
+from assistant.rules.towers import PACK as TOWERS_PACK, Towers
+from assistant.rules.twentynine import TwentyNine
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 COMBOS = [dict(zip(OPTIONS, values)) for values in itertools.product(*OPTIONS.values())]

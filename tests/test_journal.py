@@ -4,9 +4,9 @@ import sqlite3
 
 import pytest
 
-from assistant.cards import parse_card
-from assistant.journal import Journal, JournalError
-from assistant.scenario import Action
+from assistant.rules.cards import parse_card
+from assistant.box.journal import Journal, JournalError
+from assistant.rules.scenario import Action
 
 
 def cards(*names):

@@ -15,8 +15,8 @@ import stat
 
 import pytest
 
-from assistant.journal import Journal, JournalUnavailable
-from assistant.scenario import Action
+from assistant.box.journal import Journal, JournalUnavailable
+from assistant.rules.scenario import Action
 from journal_faults import fill, journal_lines, overwrite, pages, rows_on_page
 
 SIX = tuple((name, None) for name in ("towers-random.scn", "twenty-nine-random.scn") * 3)
@@ -240,7 +240,7 @@ def test_export_reads_only_and_keeps_the_current_match(tmp_path):
     stored, j = fill(path, (("towers-random.scn", 5), ("towers-random.scn", 3)), close=False)
     j.resume()
     assert j.export(1).splitlines()[-5:] == journal_lines(path, 1)
-    from assistant.cards import parse_card
+    from assistant.rules.cards import parse_card
     j.append(Action("play", cards=(parse_card("AS"),)))
     j.close()
     assert journal_lines(path, 2)[-1] == "play AS" and len(journal_lines(path, 1)) == 5
@@ -267,7 +267,7 @@ def test_rows_under_a_damaged_root_or_schema_are_read_from_their_pages(tmp_path,
 def test_an_action_that_cannot_be_saved_names_where(tmp_path):
     """Issue 10, item 5: 'the storage card is read-only' named no path. Now the message names the
     folder (or the file, or a read-only mount) that refused the write."""
-    from assistant.journal import JournalError
+    from assistant.box.journal import JournalError
     path = tmp_path / "journal.sqlite3"
     fill(path, (("towers-random.scn", 3),))
     j = Journal(str(path), readonly=True)

@@ -6,10 +6,10 @@ has the full line.
 """
 import logging
 
-from assistant.config import Game
-from assistant.daemon import open_table
-from assistant.journal import Journal
-from assistant.screen import W, _wrap
+from assistant.box.config import Game
+from assistant.box.daemon import open_table
+from assistant.box.journal import Journal
+from assistant.box.screen import W, _wrap
 from journal_faults import fill, overwrite, pages
 from test_journal_damage import SIX, all_rows
 

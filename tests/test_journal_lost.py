@@ -12,9 +12,9 @@ import sqlite3
 
 import pytest
 
-from assistant.cards import parse_card
-from assistant.journal import Journal
-from assistant.scenario import Action
+from assistant.rules.cards import parse_card
+from assistant.box.journal import Journal
+from assistant.rules.scenario import Action
 from journal_faults import fill
 
 SAVED, CHECKPOINTED = 40, 25
@@ -28,7 +28,7 @@ def power_cut_copy(tmp_path, wal=lambda data: data):
     _, box = fill(src, (("towers-random.scn", CHECKPOINTED),), close=False)
     box.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     from journal_faults import example
-    from assistant.scenario import parse_action
+    from assistant.rules.scenario import parse_action
     game, seats, _, body = example("towers-random.scn")
     for n in range(CHECKPOINTED + 1, SAVED + 1):
         box.append(parse_action(body[n - 1].split(), game, seats, n), seats)

@@ -1,4 +1,4 @@
-"""assistant.notify.Notifier against real AF_UNIX datagram sockets: the sd_notify protocol that
+"""assistant.hw.notify.Notifier against real AF_UNIX datagram sockets: the sd_notify protocol that
 systemd's Type=notify and WatchdogSec= rely on (READY=1, WATCHDOG=1, STOPPING=1)."""
 import os
 import socket
@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from assistant.notify import Notifier
+from assistant.hw.notify import Notifier
 
 
 @pytest.fixture

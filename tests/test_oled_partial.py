@@ -1,6 +1,6 @@
 """Partial OLED writes (issue 12, item 1): the controller's RAM equals every frame of whole matches.
 
-The drivers of ``assistant.oled`` write through luma's own I2C interface (``capture_i2c``: luma's
+The drivers of ``assistant.hw.oled`` write through luma's own I2C interface (``capture_i2c``: luma's
 ``i2c`` with a bus that records each transaction); the bytes go to a model of the controller's
 display RAM (``oled_ram``, from the SSD1306 and SH1106 datasheets). luma's stock drivers are fed
 to a second model in the same run, which checks the model against luma's own driver.
@@ -10,9 +10,9 @@ import errno
 import pytest
 from PIL import Image, ImageDraw
 
-from assistant.oled import DRIVERS, capture_i2c
-from assistant.sim import SimBox
-from assistant.sim_bots import run_bots
+from assistant.hw.oled import DRIVERS, capture_i2c
+from assistant.sim.simulator import SimBox
+from assistant.sim.bots import run_bots
 from oled_ram import Controller
 
 FIRST_COLUMN = {"ssd1306": 0, "sh1106": 2}  # luma's sh1106 shows RAM columns 2..129

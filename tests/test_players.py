@@ -3,11 +3,11 @@ by tapping their tag (OK for a guest), named on the screen (shortened by one rul
 and in exports; a player tag during play is refused as "not a card"."""
 import queue
 
-from assistant.events import ReaderStatus, TagArrived
+from assistant.hw.events import ReaderStatus, TagArrived
 from assistant.export import main as export_main
-from assistant.journal import Journal
-from assistant.players import load_players, main as players_main
-from assistant.table import Table
+from assistant.box.journal import Journal
+from assistant.box.players import load_players, main as players_main
+from assistant.box.table import Table
 from test_table import DECK, Hands, towers_to_play, uid
 
 ANN, ALEX, JS_TAG = "04AA000000000A", "04AA000000000B", "04BB000000000C"

@@ -31,15 +31,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assistant.cards import card_name
-from assistant.events import ButtonPressed
-from assistant.journal import Journal
-from assistant.match import Match
+from assistant.rules.cards import card_name
+from assistant.hw.events import ButtonPressed
+from assistant.box.journal import Journal
+from assistant.rules.match import Match
 from assistant.replay import replay_lines
-from assistant.scenario import Action, format_action
-from assistant.sim import pad_for
-from assistant.table import Table
-from assistant.table_view import choices_for
+from assistant.rules.scenario import Action, format_action
+from assistant.sim.bots import pad_for
+from assistant.box.table import Table
+from assistant.box.table_view import choices_for
 
 ROOT = Path(__file__).resolve().parents[1]
 HANG_GUARD = 60.0  # seconds: only ever a guard against a hung box, never a measurement
@@ -122,10 +122,10 @@ def plan_match(game, seed, undo_rate=0.04):
     """The uninterrupted match, made by the seeded bot on a pure engine."""
     rng = random.Random(seed)
     if game == "towers":
-        from assistant.bot_towers import TowersBot
+        from assistant.sim.bot_towers import TowersBot
         bot = TowersBot(seed, renege_rate=0.1, claim_rate=0.0, accuse_rate=0.0)
     else:
-        from assistant.bot_twentynine import TwentyNineBot
+        from assistant.sim.bot_twentynine import TwentyNineBot
         bot = TwentyNineBot(seed, renege_rate=0.1, claim_rate=0.0, accuse_rate=0.0)
     if game == "towers":  # OK on the selected game
         start, new = "New match: [Towers] Twenty-Nine", [("", "flip: ")]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from assistant import protocol
-from assistant.protocol import BadLine
+from assistant.hw import protocol
+from assistant.hw.protocol import BadLine
 
 VECTORS = json.loads((Path(__file__).resolve().parent.parent / "firmware" / "protocol_vectors.json").read_text())
 

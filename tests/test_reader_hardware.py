@@ -8,7 +8,7 @@
 import re
 from pathlib import Path
 
-from assistant import enroll
+from assistant.box import enroll
 
 from firmware_import import hw_constants
 

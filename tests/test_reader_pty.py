@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from assistant.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
-from assistant.reader import Reader
-from assistant.virtual_firmware import VirtualFirmware
+from assistant.hw.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
+from assistant.hw.reader import Reader
+from assistant.sim.virtual_firmware import VirtualFirmware
 
 HANG_GUARD = 20  # seconds; a test that waits this long has failed anyway
 MARKER = "04FFFFFFFFFFFF"
@@ -331,7 +331,7 @@ def test_a_missing_reader_is_logged_when_it_starts_and_ends_not_per_retry(tmp_pa
     """Issue 16, item 3: "cannot open ...; retry in 5 s" was logged every retry, forever. Now one
     line when it starts and one when the reader appears, with the count of tries."""
     import logging
-    caplog.set_level(logging.INFO, logger="assistant.reader")
+    caplog.set_level(logging.INFO, logger="assistant.hw.reader")
     link = tmp_path / "card-reader"
     q = queue.Queue()
     reader = Reader(str(link), q, silence=None, backoff=(0.001, 0.002)).start()
@@ -407,5 +407,5 @@ def test_a_reader_waiting_on_a_full_queue_still_stops(tmp_path):
 
 
 def test_the_daemon_queue_is_bounded():
-    from assistant.events import QUEUE_SIZE, event_queue
+    from assistant.hw.events import QUEUE_SIZE, event_queue
     assert event_queue().maxsize == QUEUE_SIZE > 0

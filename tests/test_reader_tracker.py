@@ -2,9 +2,9 @@
 
 Lines go straight into Tracker.feed; each test names the fault it covers.
 """
-from assistant.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
-from assistant.protocol import frame
-from assistant.reader import Tracker
+from assistant.hw.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
+from assistant.hw.protocol import frame
+from assistant.hw.reader import Tracker
 
 A, B = "04A1B2C3D4E5F6", "04C0FFEE123456"
 HELLO = "HELLO card-reader 1.0.0 boot={} pads=2 present=3 gone=4"
@@ -150,7 +150,7 @@ def test_a_pad_that_keeps_conflicting_is_logged_at_its_start_and_end_with_a_coun
     """Issue 16, item 3: a repeated condition is logged when it starts and when it ends, with a
     count; a pile flickering on a pad's edge made one line per conflict."""
     import logging
-    caplog.set_level(logging.INFO, logger="assistant.reader")
+    caplog.set_level(logging.INFO, logger="assistant.hw.reader")
     t = booted()
     seq = 3
     for _ in range(50):

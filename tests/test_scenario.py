@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assistant.replay import replay_lines
-from assistant.scenario import ScenarioError, read_header
+from assistant.rules.scenario import ScenarioError, read_header
 
 EXAMPLES = Path(__file__).parent / "scenarios" / "examples"  # two matches of random legal play
 ROOT = Path(__file__).resolve().parents[1]

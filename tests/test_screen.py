@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from assistant.cards import parse_card as C
-from assistant.screen import render
-from assistant.view import Alert, Menu, View
+from assistant.rules.cards import parse_card as C
+from assistant.box.screen import render
+from assistant.box.view import Alert, Menu, View
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -155,7 +155,7 @@ def test_every_golden_file_has_a_case():
 
 
 def test_cases_cover_every_phase_and_alert_kind():
-    from assistant.view import ALERT_KINDS, PHASES
+    from assistant.box.view import ALERT_KINDS, PHASES
 
     phases = {(v.game, v.phase) for v in CASES.values() if v.alert is None}
     towers_phases = PHASES - {"bidding", "trump-card", "seventh", "lead", "double", "menu"}
@@ -171,7 +171,7 @@ def test_every_golden_screens_text_lies_inside_the_frame_uncut(name):
     """Issue 9 item 4: every text of every golden screen lies inside 128x64 with the font's real
     widths, one column clear of the right edge for the score; each prompt line is drawn whole on
     one line (never wrapped or cut); an alert's words are all drawn."""
-    from assistant.screen import text_items
+    from assistant.box.screen import text_items
     v = CASES[name]
     items = text_items(v)
     for x, y, w, h, text in items:
@@ -188,7 +188,7 @@ def test_every_golden_screens_text_lies_inside_the_frame_uncut(name):
 
 def test_long_seat_names_are_shortened_by_one_rule():
     """Issue 9 item 4: a long name is shown as its first letters and a full stop, never clipped."""
-    from assistant.screen import short_name, text_items
+    from assistant.box.screen import short_name, text_items
     assert short_name("Bartholomew") == "Bart." and short_name("Carol") == "Carol"
     drawn = [t for *_, t in text_items(CASES["29-names"])]
     assert "Bart." in drawn and "Alex." in [t for *_, t in text_items(CASES["towers-names"])]

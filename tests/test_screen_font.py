@@ -3,7 +3,7 @@ import string
 
 from PIL import Image
 
-from assistant.font import GLYPHS, HEIGHT, draw_text, text_width
+from assistant.box.font import GLYPHS, HEIGHT, draw_text, text_width
 
 
 def test_every_printable_letter_digit_and_common_punctuation_has_a_glyph():

@@ -5,7 +5,7 @@ from dataclasses import fields
 
 import pytest
 
-from assistant.view import Alert, Menu, View
+from assistant.box.view import Alert, Menu, View
 
 T = dict(game="towers", seats=("P1", "P2"))
 N = dict(game="twenty-nine", seats=("P1", "P2", "P3", "P4"))
@@ -70,8 +70,8 @@ def test_side_names():
 
 def test_view_screen_display_config_import_neither_luma_nor_gpiozero():
     """The Pi Zero 2 W is slow: the hardware libraries load only when a device is opened."""
-    code = ("import sys, assistant.view, assistant.screen, assistant.display, assistant.buttons, "
-            "assistant.alerts, assistant.config; "
+    code = ("import sys, assistant.box.view, assistant.box.screen, assistant.hw.display, assistant.hw.buttons, "
+            "assistant.hw.alerts, assistant.box.config; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('luma', 'gpiozero')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -10,11 +10,11 @@ face-down trump card before it is revealed.
 import sys
 from pathlib import Path
 
-from assistant.cards import card_label, parse_card
-from assistant.events import ButtonPressed, TagArrived
-from assistant.journal import Journal
-from assistant.screen import render, text_items
-from assistant.table import Table
+from assistant.rules.cards import card_label, parse_card
+from assistant.hw.events import ButtonPressed, TagArrived
+from assistant.box.journal import Journal
+from assistant.box.screen import render, text_items
+from assistant.box.table import Table
 
 DECK = {f"U{c:02d}": c for c in range(32)}
 W, H = 128, 64
@@ -73,7 +73,7 @@ class Walk:
         return self.press("ok")
 
     def choose(self, label):
-        from assistant.table_view import choices_for
+        from assistant.box.table_view import choices_for
         labels = [x for x, _ in choices_for(self.table)]
         for _ in range((labels.index(label) - self.table.cursor) % len(labels)):
             self.press("right")

@@ -6,11 +6,11 @@ import queue
 import re
 import time
 
-from assistant.events import ReaderStatus
-from assistant.reader import Reader
-from assistant.sim import SimBox
-from assistant.sim_bots import run_bots
-from assistant.virtual_firmware import HEARTBEAT_S, VirtualFirmware
+from assistant.hw.events import ReaderStatus
+from assistant.hw.reader import Reader
+from assistant.sim.simulator import SimBox
+from assistant.sim.bots import run_bots
+from assistant.sim.virtual_firmware import HEARTBEAT_S, VirtualFirmware
 from firmware_import import import_firmware
 
 SILENCE = inspect.signature(Reader).parameters["silence"].default  # the box's loss timeout, seconds

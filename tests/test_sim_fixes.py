@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.sim import SimBox
-from assistant.sim_bots import run_bots, start_match
+from assistant.sim.simulator import SimBox
+from assistant.sim.bots import run_bots, start_match
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,7 +54,7 @@ def test_dev_py_reports_a_failing_child_in_one_line(capsys, monkeypatch):
 def test_a_resumed_twenty_nine_match_keeps_its_game_and_pads(tmp_path):
     """Fault: `sim --state-dir DIR` on a Twenty-Nine match in play took towers' pads (no pad 4).
     Without --game the sim takes the game of the match in play from the journal."""
-    from assistant.sim import DEFAULT_PADS, parse_args
+    from assistant.sim.simulator import DEFAULT_PADS, parse_args
     sim = SimBox(tmp_path, "twenty-nine", DEFAULT_PADS["twenty-nine"]).start()
     try:
         start_match(sim, "twenty-nine")
@@ -118,7 +118,7 @@ def test_the_sims_state_folder_and_files_are_private(tmp_path):
 def test_the_club_sim_refuses_the_flags_it_ignores(flags, capsys):
     """Fault 4: `sim --club --bots --game twenty-nine --frames DIR` played towers and wrote no
     frames, silently. Each flag the club night ignores is refused in one line."""
-    from assistant.sim import parse_args
+    from assistant.sim.simulator import parse_args
     with pytest.raises(SystemExit) as exit_:
         parse_args(["--club", "--bots", "--tables", "1", *flags])
     assert exit_.value.code == 2
@@ -130,7 +130,7 @@ def test_the_club_sim_refuses_the_flags_it_ignores(flags, capsys):
 def test_player_names_that_differ_only_in_case_are_refused(capsys):
     """Fault 5: `--player Ann --player ann` silently dropped the second name. Refused in one
     line, as a scenario file's players are."""
-    from assistant.sim import parse_args
+    from assistant.sim.simulator import parse_args
     with pytest.raises(SystemExit) as exit_:
         parse_args(["--player", "Ann", "--player", "ann"])
     assert exit_.value.code == 2
@@ -142,7 +142,7 @@ def test_player_names_that_differ_only_in_case_are_refused(capsys):
 def test_leaving_the_menu_clears_its_finish_the_menu_first_alert(tmp_path):
     """Fault 6: a card tapped in the house-rules menu says "Finish the menu first"; after Back
     left the menu that info stayed on the flip screen. Leaving the menu clears it."""
-    from assistant.sim_bots import menu_pick, menu_pick_open
+    from assistant.sim.bots import menu_pick, menu_pick_open
     sim = SimBox(tmp_path).start()
     try:
         start_match(sim, "towers")

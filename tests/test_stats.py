@@ -4,9 +4,9 @@ import dataclasses
 import os
 from pathlib import Path
 
-from assistant.journal import Journal
-from assistant.scenario import read_header
-from assistant.stats import ABANDONED, FINISHED, IN_PLAY, standings, wins_over_time
+from assistant.box.journal import Journal
+from assistant.rules.scenario import read_header
+from assistant.box.stats import ABANDONED, FINISHED, IN_PLAY, standings, wins_over_time
 from assistant.web.history import History
 
 SCN = Path(__file__).parent / "scenarios"
@@ -107,7 +107,7 @@ def test_undo_rows_follow_the_actions_in_effect(tmp_path):
     sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
     j.new_match(sc.game, sc.seats, sc.options)
     actions = [a for _, a in sc.actions()]
-    from assistant.scenario import Action
+    from assistant.rules.scenario import Action
     for a in actions[:19]:  # the first hand, up to its last card
         j.append(a)
     j.append(Action("undo"))

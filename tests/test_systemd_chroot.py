@@ -48,8 +48,8 @@ RestartSec=1s
 # have journaled it before a power cut.
 SEED = """
 import sys
-from assistant.journal import Journal
-from assistant.scenario import read_header
+from assistant.box.journal import Journal
+from assistant.rules.scenario import read_header
 sc = read_header(open(sys.argv[2], encoding="utf-8").read().splitlines())
 acts = [a for _, a in sc.actions()][:int(sys.argv[3])]
 assert "undo" not in [a.kind for a in acts]

@@ -2,11 +2,11 @@
 changes nothing. Covers the box's phases for both games (rulings T1, T3, T4, T7, T9, N3, N4, N5)."""
 import pytest
 
-from assistant.cards import card_label, parse_card
-from assistant.events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived
-from assistant.journal import Journal
-from assistant.scenario import format_action
-from assistant.table import Table
+from assistant.rules.cards import card_label, parse_card
+from assistant.hw.events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived
+from assistant.box.journal import Journal
+from assistant.rules.scenario import format_action
+from assistant.box.table import Table
 
 DECK = {f"U{c:02d}": c for c in range(32)}
 TOWERS_PADS = ("P1", "P2", "centre")
@@ -132,7 +132,7 @@ def test_dealer_has_no_pass_in_round_two(towers):
     towers.press("right"), towers.press("ok")
     towers.press("right"), towers.press("right"), towers.press("right"), towers.press("ok")  # P1 passes
     assert towers.lines()[-1] == "pass"
-    from assistant.table_view import choices_for
+    from assistant.box.table_view import choices_for
     assert [label for label, _ in choices_for(towers.table)] == ["Name ♠", "Name ♦", "Name ♣"]
 
 
@@ -187,7 +187,7 @@ def test_twenty_nine_bids_by_buttons_and_forced_dealer(nine):
         nine.tap(1, c)
     for _ in range(3):
         nine.press("left"), nine.press("ok")   # "Pass" is left of the lowest bid
-    from assistant.table_view import choices_for
+    from assistant.box.table_view import choices_for
     assert "Pass" not in [label for label, _ in choices_for(nine.table)]
     nine.press("right"), nine.press("ok")      # the dealer bids 17
     assert nine.lines()[-4:] == ["pass", "pass", "pass", "bid 17"]
@@ -355,7 +355,7 @@ def test_taps_on_a_pad_with_two_cards_say_why(towers):
 
 def test_a_full_card_at_the_first_new_match_keeps_the_menu(tmp_path):
     """Issue 6: a storage error when the first match starts is an alert, never a dead screen."""
-    from assistant.journal import JournalError
+    from assistant.box.journal import JournalError
 
     class FullJournal(Journal):
         def new_match(self, *a):

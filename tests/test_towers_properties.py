@@ -4,12 +4,12 @@ Each property names the ruling it guards: T2 hand sizes, T6 outcomes, T8 the mat
 """
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from assistant.bot_towers import TowersBot
-from assistant.match import Match
+from assistant.sim.bot_towers import TowersBot
+from assistant.rules.match import Match
 from assistant.replay import replay_lines
-from assistant.rules import Refused
-from assistant.scenario import Action
-from assistant.towers import Towers
+from assistant.rules.shared import Refused
+from assistant.rules.scenario import Action
+from assistant.rules.towers import Towers
 
 bots = st.builds(
     TowersBot,

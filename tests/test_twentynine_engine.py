@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-import assistant.bot_twentynine
-import assistant.twentynine
-from assistant.cards import parse_card
-from assistant.match import Match
+import assistant.sim.bot_twentynine
+import assistant.rules.twentynine
+from assistant.rules.cards import parse_card
+from assistant.rules.match import Match
 from assistant.replay import replay_lines
-from assistant.rules import Refused
-from assistant.scenario import Action, read_header
-from assistant.twentynine import TwentyNine
+from assistant.rules.shared import Refused
+from assistant.rules.scenario import Action, read_header
+from assistant.rules.twentynine import TwentyNine
 
 EXAMPLE = Path(__file__).parent / "scenarios" / "examples" / "twenty-nine-random.scn"
 
@@ -199,13 +199,13 @@ def test_snapshot_is_hashable_and_undo_restores():
 
 def test_doctests():
     """The modules' examples (N2, N3 forced dealer; the bot's whole match) run as written."""
-    for module in (assistant.twentynine, assistant.bot_twentynine):
+    for module in (assistant.rules.twentynine, assistant.sim.bot_twentynine):
         assert doctest.testmod(module).failed == 0
 
 
 def test_play_round_plays_one_round():
     """N2/N3: the bot's play_round plays the flip and exactly one round, then the next."""
-    from assistant.bot_twentynine import TwentyNineBot, play_round
+    from assistant.sim.bot_twentynine import TwentyNineBot, play_round
     m = Match("twenty-nine")
     bot = TwentyNineBot(3)
     assert play_round(m, bot) > 0

@@ -11,12 +11,12 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from assistant.bot_twentynine import TwentyNineBot, play_match
-from assistant.cards import card_name
-from assistant.match import Match
+from assistant.sim.bot_twentynine import TwentyNineBot, play_match
+from assistant.rules.cards import card_name
+from assistant.rules.match import Match
 from assistant.replay import replay_lines
-from assistant.rules import Refused
-from assistant.scenario import OPTIONS, Action
+from assistant.rules.shared import Refused
+from assistant.rules.scenario import OPTIONS, Action
 
 COMBOS = [dict(zip(OPTIONS, values)) for values in itertools.product(*OPTIONS.values())]
 options = st.sampled_from(COMBOS)

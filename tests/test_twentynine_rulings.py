@@ -5,7 +5,7 @@ Each file states its expected state (``# expect:``) or the line refused and why
 """
 import pytest
 
-from assistant.scenario import OPTIONS
+from assistant.rules.scenario import OPTIONS
 from scenario_expect import SCENARIOS, check
 
 FILES = sorted((SCENARIOS / "twenty-nine").glob("*.scn"))

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.journal import SCHEMA_VERSION, Journal, JournalTooNew
+from assistant.box.journal import SCHEMA_VERSION, Journal, JournalTooNew
 from assistant.replay import replay_lines
-from assistant.scenario import read_header
-from assistant.sim import SimBox
-from assistant.sim_bots import perform
+from assistant.rules.scenario import read_header
+from assistant.sim.simulator import SimBox
+from assistant.sim.bots import perform
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"

@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
-from assistant.journal import Journal
+from assistant.box.journal import Journal
 from assistant.replay import replay_lines
-from assistant.scenario import read_header
+from assistant.rules.scenario import read_header
 from assistant.web.server import make_server
 from test_stats import MATCHES, SCN, write_journal
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.bot_towers import TowersBot
-from assistant.journal import Journal
-from assistant.match import Match
+from assistant.sim.bot_towers import TowersBot
+from assistant.box.journal import Journal
+from assistant.rules.match import Match
 from test_stats import write_journal
 
 webdriver = pytest.importorskip("selenium.webdriver")

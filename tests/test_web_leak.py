@@ -12,11 +12,11 @@ import urllib.request
 
 import pytest
 
-from assistant.bot_towers import TowersBot
-from assistant.bot_twentynine import TwentyNineBot
-from assistant.cards import card_label, card_name
-from assistant.journal import Journal
-from assistant.match import Match
+from assistant.sim.bot_towers import TowersBot
+from assistant.sim.bot_twentynine import TwentyNineBot
+from assistant.rules.cards import card_label, card_name
+from assistant.box.journal import Journal
+from assistant.rules.match import Match
 
 
 @pytest.fixture

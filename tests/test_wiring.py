@@ -3,7 +3,7 @@
 - The committed PNG is exactly (pixel for pixel) what wiring.py draws now: edit the tables, then
   run `python hardware/wiring.py`, or this fails.
 - The reader side uses the GP numbers of firmware/hw.py (read with ast: hw.py imports `machine`).
-- The Pi side uses the BCM GPIOs of assistant/config.py's defaults, and the header pins of
+- The Pi side uses the BCM GPIOs of assistant/box/config.py's defaults, and the header pins of
   hardware/pins.md.
 """
 import importlib.util
@@ -92,7 +92,7 @@ def pi_side_gpio():
 
 
 def test_pi_side_matches_the_config_defaults():
-    from assistant.config import Pins
+    from assistant.box.config import Pins
     defaults = Pins()
     assert pi_side_gpio() == {k: getattr(defaults, k) for k in pi_side_gpio()}
     oled = {name: pin for name, pin, _ in wiring.OLED}

@@ -17,10 +17,10 @@ import sqlite3
 import threading
 import time
 
-from ..cards import parse_card
-from ..repeated import Repeated
-from ..scenario import GAMES
-from .replay import BoardMatch
+from assistant.rules.cards import parse_card
+from assistant.repeated import Repeated
+from assistant.rules.scenario import GAMES
+from assistant.club.replay import BoardMatch
 
 log = logging.getLogger("assistant.club.board")
 MAX_EVENT = 4096          # bytes: an event message is a scenario line and a few numbers
@@ -202,8 +202,8 @@ def _safe(text):
 
 def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None):
     """Subscribe and serve until ``stop`` (a threading.Event) is set."""
-    from .page import serve
-    from .publisher import broker_address, make_client
+    from assistant.club.page import serve
+    from assistant.club.publisher import broker_address, make_client
     tls, bhost, bport, user, password = broker_address(broker)
     client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
     client.reconnect_delay_set(0.2, 5)
@@ -249,7 +249,7 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None):
 
 def main(argv):
     import signal
-    from ..cli import argument_parser
+    from assistant.cli import argument_parser
     p = argument_parser("card-assistant board", description="The club's live results board.")
     p.add_argument("--broker", required=True, help="mqtt://board:PASSWORD@HOST:1883 (or mqtts://)")
     p.add_argument("--db", required=True, help="the board's own SQLite file (made if missing)")
@@ -258,7 +258,7 @@ def main(argv):
     p.add_argument("--club", default="club", help="the club's name, as in the boxes' [club] club")
     p.add_argument("--cafile", default=None, help="with mqtts://: the broker's CA certificate")
     args = p.parse_args(argv)
-    from .publisher import broker_address
+    from assistant.club.publisher import broker_address
     try:
         broker_address(args.broker)
     except ValueError as e:

@@ -36,10 +36,10 @@ def roster(count):
 class SimTable(threading.Thread):
     def __init__(self, index, folder, broker, club, matches, seed, pace=PACE):
         super().__init__(name=f"table-{index}", daemon=True)
-        from ..journal import Journal
-        from ..table import Table
-        from .public import ClubOutbox
-        from .publisher import Publisher
+        from assistant.box.journal import Journal
+        from assistant.box.table import Table
+        from assistant.club.public import ClubOutbox
+        from assistant.club.publisher import Publisher
         self.name_ = f"t{index + 1}"
         self.game = "towers" if index % 2 == 0 else "twenty-nine"
         self.journal = Journal(str(Path(folder) / self.name_ / "journal.sqlite3"))
@@ -57,7 +57,7 @@ class SimTable(threading.Thread):
             self.error = f"{type(e).__name__}: {e}"
 
     def _play(self):
-        from ..sim_bots import _bot
+        from assistant.sim.bots import _bot
         rng = random.Random(self.seed * 7919 + self.index)
         players = roster(200)
         size = 2 if self.game == "towers" else 4
@@ -118,7 +118,7 @@ def cpu_seconds(pid):
 
 def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PACE):
     """Play the club night; returns (exit status, figures)."""
-    from .broker import Broker, free_port, stop_process
+    from assistant.club.broker import Broker, free_port, stop_process
     folder = Path(folder or tempfile.mkdtemp(prefix="card-assistant-club-"))
     club = "club"
     names = [f"t{i + 1}" for i in range(tables)]

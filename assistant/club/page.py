@@ -13,10 +13,10 @@ from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
 
-from ..scenario import format_action
-from ..stats import replay_match, standings, wins_over_time
-from ..web import pages
-from ..web.server import HEADERS
+from assistant.rules.scenario import format_action
+from assistant.box.stats import replay_match, standings, wins_over_time
+from assistant.web import pages
+from assistant.web.server import HEADERS
 
 DOWNLOAD = re.compile(r'<p><a href="/api/matches/[^"]*" download>.*?</p>')  # boxes keep scenarios
 

@@ -20,9 +20,9 @@ import json
 import threading
 import time
 
-from ..cards import card_name
-from ..match import Match
-from ..scenario import Action, format_action, parse_action
+from assistant.rules.cards import card_name
+from assistant.rules.match import Match
+from assistant.rules.scenario import Action, format_action, parse_action
 
 VERSION = 1
 HIDDEN = ("trump", "discard", "hand")  # their cards never leave the box

@@ -17,7 +17,7 @@ import threading
 import time
 from urllib.parse import unquote, urlsplit
 
-from .public import topic
+from assistant.club.public import topic
 
 log = logging.getLogger("assistant.club")
 WINDOW = 50        # messages in flight (paho's max_inflight_messages)

@@ -14,10 +14,10 @@ The board never takes a score from a box: it applies the public lines to a
 Events are applied in their number order; one that arrives early waits for the
 gap to fill. A line the engines refuse stops the match there, with a log line.
 """
-from ..cards import card_name, pack_for, parse_card
-from ..match import Match
-from ..rules import Refused
-from ..scenario import ScenarioError, parse_action
+from assistant.rules.cards import card_name, pack_for, parse_card
+from assistant.rules.match import Match
+from assistant.rules.shared import Refused
+from assistant.rules.scenario import ScenarioError, parse_action
 
 
 class BoardMatch:

@@ -8,8 +8,8 @@ a lock that stops the daemon.
 import json
 import os
 
-from ..journal import Journal, JournalError
-from ..stats import replay_match
+from assistant.box.journal import Journal, JournalError
+from assistant.box.stats import replay_match
 
 
 class History:

@@ -1,20 +1,20 @@
 """The table in play, for the Now page: the OLED's own view model, built from the journal.
 
 The web process holds no table: it rebuilds the match in play from the journal's rows and asks
-the table code for its :class:`~assistant.view.View` (``table_view.build_view``), the same
+the table code for its :class:`~assistant.box.view.View` (``table_view.build_view``), the same
 public information the OLED shows (a face-down trump is "hidden", a scan is a count, a towers
 discard is never named). Only the View's fields go out, never the engine.
 """
-from ..cards import SUITS, card_label, card_name
-from ..match import Match
-from ..rules import Refused
-from ..scenario import ScenarioError, parse_action
+from assistant.rules.cards import SUITS, card_label, card_name
+from assistant.rules.match import Match
+from assistant.rules.shared import Refused
+from assistant.rules.scenario import ScenarioError, parse_action
 
 
 def view_of(rec, lines, journal=None):
     """The View of a match in play from its journal lines. ``journal`` (read-only) gives the
     table its settings (deal scan), as the box's own table reads them."""
-    from ..table import Table
+    from assistant.box.table import Table
     match = Match(rec.game, rec.seats, rec.options)
     for n, line in enumerate(lines, 1):
         try:

@@ -3,8 +3,8 @@ style (the Content-Security-Policy allows only this box's own files)."""
 import time
 from html import escape
 
-from ..stats import ABANDONED, FINISHED, IN_PLAY
-from .svg import line_chart
+from assistant.box.stats import ABANDONED, FINISHED, IN_PLAY
+from assistant.web.svg import line_chart
 
 NAV = (("/", "Now"), ("/matches", "Matches"), ("/players", "Players"))
 GAME_NAMES = {"towers": "Towers", "twenty-nine": "Twenty-Nine"}

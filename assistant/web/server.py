@@ -16,14 +16,14 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
 
-from ..cli import argument_parser
-from ..match import Match
-from ..rules import Refused
-from ..scenario import ScenarioError, parse_action
-from ..stats import IN_PLAY, standings, wins_over_time
-from . import pages
-from .history import History
-from .now import public, view_of
+from assistant.cli import argument_parser
+from assistant.rules.match import Match
+from assistant.rules.shared import Refused
+from assistant.rules.scenario import ScenarioError, parse_action
+from assistant.box.stats import IN_PLAY, standings, wins_over_time
+from assistant.web import pages
+from assistant.web.history import History
+from assistant.web.now import public, view_of
 
 STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; charset=utf-8"}
 MAX_LINE = 2048  # a request line longer than this is refused (414)
@@ -235,7 +235,7 @@ def make_server(state_dir, host="127.0.0.1", port=8029):
 
 
 def main(argv):
-    from ..config import ConfigError, load
+    from assistant.box.config import ConfigError, load
     parser = argument_parser("card-assistant web", description="Serve the box's web page (read-only).")
     parser.add_argument("--state-dir", default=None, help="where the journal lives (default: the config's)")
     parser.add_argument("--config", default=None, help="TOML config: its [web] section and state_dir")
@@ -253,7 +253,7 @@ def main(argv):
         _notify_ready("off")  # Type=notify: started and done, the unit goes inactive, not failed
         return 0
     state_dir = args.state_dir or cfg.paths.state_dir
-    from ..cli import state_dir_problem
+    from assistant.cli import state_dir_problem
     if state_dir_problem(state_dir):
         print(f"{me}: {state_dir_problem(state_dir)}", file=sys.stderr)
         return 2
@@ -279,5 +279,5 @@ def main(argv):
 
 
 def _notify_ready(status):
-    from ..notify import Notifier
+    from assistant.hw.notify import Notifier
     Notifier().ready(status)

@@ -23,11 +23,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from assistant.bot_towers import TowersBot  # noqa: E402
-from assistant.bot_twentynine import TwentyNineBot  # noqa: E402
-from assistant.journal import Journal  # noqa: E402
-from assistant.match import Match  # noqa: E402
-from assistant.scenario import Action, format_action, parse_action  # noqa: E402
+from assistant.sim.bot_towers import TowersBot  # noqa: E402
+from assistant.sim.bot_twentynine import TwentyNineBot  # noqa: E402
+from assistant.box.journal import Journal  # noqa: E402
+from assistant.rules.match import Match  # noqa: E402
+from assistant.rules.scenario import Action, format_action, parse_action  # noqa: E402
 
 JOURNAL = HERE / "journal-v1.sqlite3"
 MARK = "# journal-v1 stops here"

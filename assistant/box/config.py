@@ -1,0 +1,243 @@
+"""The box's one config file (TOML): pins, display, reader, game defaults, paths.
+
+Every key has a default here that matches the wiring in ``hardware/pins.md``;
+the file only needs the keys that differ. An unknown section or key is an error
+that names it and lists the known ones, so a typo never silently falls back to
+a default. ``assistant/config.example.toml`` is the checked-in example
+(``systemd/install.sh`` copies it to ``/etc/card-assistant/config.toml``).
+
+>>> cfg = from_dict({"display": {"driver": "sh1106"}})
+>>> cfg.display.driver, hex(cfg.display.address), cfg.pins.ok
+('sh1106', '0x3c', 13)
+>>> from_dict({"display": {"adress": 0x3D}})
+Traceback (most recent call last):
+...
+assistant.box.config.ConfigError: config: unknown key [display] adress (known: driver, i2c_port, address, rotate)
+"""
+import math
+import re
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from assistant.rules.scenario import OPTIONS as SCENARIO_OPTIONS
+
+EXAMPLE = Path(__file__).parent.parent / "config.example.toml"
+DRIVERS = ("ssd1306", "sh1106", "dummy", "emulator")
+GAMES = ("towers", "twenty-nine")
+# Twenty-Nine option keys and their allowed values, default first: the scenario format's own
+# table, with two_point_bid as the number TOML writes.
+GAME_OPTIONS = {key: tuple(int(v) if v.isdigit() else v for v in values)
+                for key, values in SCENARIO_OPTIONS.items()}
+
+
+NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a club's or a table's name: one MQTT topic level
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message names the file, section and key."""
+
+
+@dataclass(frozen=True)
+class Pins:
+    """BCM GPIO numbers (not header pin numbers); see hardware/pins.md."""
+    left: int = 5
+    right: int = 6
+    ok: int = 13
+    back: int = 19
+    buzzer: int = 18
+    led: int = 23
+
+
+@dataclass(frozen=True)
+class Buttons:
+    hold_time: float = 1.0     # seconds a press must last to count as a hold (menu, undo)
+    bounce_time: float = 0.02  # seconds; contact bounce filter
+
+
+@dataclass(frozen=True)
+class Display:
+    driver: str = "ssd1306"    # ssd1306 | sh1106 | dummy | emulator (luma.emulator, if installed)
+    i2c_port: int = 1          # /dev/i2c-1 on a Pi's 40-pin header
+    address: int = 0x3C
+    rotate: int = 0            # 0, or 2 when mounted upside down (screens are drawn landscape)
+
+
+@dataclass(frozen=True)
+class Reader:
+    device: str = "/dev/card-reader"  # the udev link to the Pico's USB serial port
+    baud: int = 115200
+
+
+@dataclass(frozen=True)
+class Game:
+    game: str = "towers"
+    trick_trumps: str = "whole"
+    pair: str = "off"
+    double: str = "off"
+    scoring: str = "seed"
+    two_point_bid: int = 20
+
+    def options(self):
+        """The Twenty-Nine options as scenario ``option KEY=VALUE`` pairs (values as text)."""
+        return {k: str(getattr(self, k)) for k in GAME_OPTIONS}
+
+
+@dataclass(frozen=True)
+class Paths:
+    state_dir: str = "/var/lib/card-assistant"  # the journal lives here
+    deck: str = "deck.txt"                      # the enrolled pack; relative = under state_dir
+
+    def deck_path(self):
+        return Path(self.state_dir) / self.deck
+
+
+@dataclass(frozen=True)
+class Table:
+    """How the box is built and played: one role per reader pad, in the reader's pad order."""
+    pads: tuple = ("P1", "P2", "centre")  # "P1".."P4" for a seat's pad, "centre" for the middle
+    deal_scan: bool = False               # players tap their hands before play (illegal cards refused)
+
+
+@dataclass(frozen=True)
+class Web:
+    """The web page (``card-assistant web``, its own service): off unless enabled here."""
+    enabled: bool = False
+    host: str = "0.0.0.0"  # the box's own page on the table's Wi-Fi
+    port: int = 8029
+
+
+@dataclass(frozen=True)
+class Club:
+    """Club night (docs/club.md): with a broker the box publishes the table's public actions."""
+    broker: str = ""        # mqtt://HOST:1883 or mqtts://HOST:8883; empty: this box is in no club
+    club: str = "club"      # the club's name: the first level of its topics
+    table: str = ""         # this table's name (its topics, and the broker account's name)
+    username: str = ""      # the broker account (default: the table's name)
+    password: str = ""
+    cafile: str = ""        # with mqtts://: the CA that signed the broker's certificate
+
+
+@dataclass(frozen=True)
+class Config:
+    pins: Pins = Pins()
+    buttons: Buttons = Buttons()
+    display: Display = Display()
+    reader: Reader = Reader()
+    game: Game = Game()
+    paths: Paths = Paths()
+    table: Table = Table()
+    web: Web = Web()
+    club: Club = Club()
+
+
+def _check_type(where, key, value, default):
+    want = type(default)
+    if want is tuple and isinstance(value, list):
+        value = tuple(value)
+    ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if want is float and isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{where}: [{key}] should be a finite number, not {value!r}")
+    if not ok:
+        raise ConfigError(f"{where}: {key} should be {want.__name__}, not {value!r}")
+    return value
+
+
+def _validate(cfg, source):
+    d, g, b = cfg.display, cfg.game, cfg.buttons
+    problems = []
+    if d.driver not in DRIVERS:
+        problems.append(f"[display] driver {d.driver!r} is not one of {', '.join(DRIVERS)}")
+    if not 0x03 <= d.address <= 0x77:
+        problems.append(f"[display] address {d.address:#x} is not a 7-bit I2C address")
+    if d.rotate not in (0, 2):
+        problems.append(f"[display] rotate {d.rotate} must be 0 or 2 (the screens are landscape)")
+    if g.game not in GAMES:
+        problems.append(f"[game] game {g.game!r} is not one of {', '.join(GAMES)}")
+    for key, allowed in GAME_OPTIONS.items():
+        if getattr(g, key) not in allowed:
+            problems.append(f"[game] {key} {getattr(g, key)!r} is not one of "
+                            + ", ".join(map(str, allowed)))
+    pins = {f.name: getattr(cfg.pins, f.name) for f in fields(Pins)}
+    for name, pin in pins.items():
+        if not 0 <= pin <= 27:
+            problems.append(f"[pins] {name} = {pin} is not a GPIO of the 40-pin header (0..27)")
+        elif pin in (2, 3):
+            problems.append(f"[pins] {name} = {pin} is taken by the OLED's I2C (GPIO 2 SDA, 3 SCL)")
+    taken = {}
+    for name, pin in pins.items():
+        if pin in taken:
+            problems.append(f"[pins] {name} and {taken[pin]} are both on GPIO {pin}")
+        taken.setdefault(pin, name)
+    pads = cfg.table.pads
+    roles = ("P1", "P2", "P3", "P4", "centre")
+    if not 1 <= len(pads) <= 4 or any(r not in roles for r in pads) or len(set(pads)) != len(pads):
+        problems.append(f"[table] pads {list(pads)!r} must be 1 to 4 different roles of {', '.join(roles)}")
+    if b.hold_time <= 0 or b.bounce_time < 0:
+        problems.append("[buttons] hold_time must be above 0 and bounce_time 0 or more")
+    if b.bounce_time >= b.hold_time:
+        problems.append("[buttons] bounce_time must be shorter than hold_time")
+    if not 0 < cfg.web.port < 65536:
+        problems.append(f"[web] port {cfg.web.port} is not a port (1 to 65535)")
+    c = cfg.club
+    if c.broker:
+        if not c.broker.startswith(("mqtt://", "mqtts://")):
+            problems.append(f"[club] broker {c.broker!r} should start mqtt:// or mqtts://")
+        for key in ("club", "table"):
+            if not NAME_RE.fullmatch(getattr(c, key)):
+                problems.append(f"[club] {key} {getattr(c, key)!r} should be 1 to 40 letters, digits, "
+                                "'-' or '_'")
+    if problems:
+        raise ConfigError(f"{source}: " + "; ".join(problems))
+
+
+def from_dict(data, source="config"):
+    """A ``Config`` from parsed TOML: missing keys take defaults, unknown ones are refused."""
+    sections = {f.name: f.type for f in fields(Config)}
+    unknown = sorted(set(data) - set(sections))
+    if unknown:
+        raise ConfigError(f"{source}: unknown section [{unknown[0]}] (known: {', '.join(sections)})")
+    built = {}
+    for name, cls in sections.items():
+        table = data.get(name, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{source}: {name} should be a [{name}] table")
+        defaults = cls()
+        known = [f.name for f in fields(cls)]
+        for key in table:
+            if key not in known:
+                raise ConfigError(
+                    f"{source}: unknown key [{name}] {key} (known: {', '.join(known)})")
+        values = {k: _check_type(source, f"[{name}] {k}", v, getattr(defaults, k))
+                  for k, v in table.items()}
+        built[name] = replace(defaults, **values)
+    cfg = Config(**built)
+    _validate(cfg, source)
+    return cfg
+
+
+def load(path=None):
+    """Read ``path`` (TOML); ``None`` gives the defaults. Errors are ``ConfigError``."""
+    if path is None:
+        return Config()
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a config file") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: cannot be read (permission denied)") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot be read ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deep to be a config file") from None
+    return from_dict(data, str(path))

@@ -1,0 +1,340 @@
+"""`card-assistant run`: the box. One thread owns the state; adapters only post events.
+
+The loop takes one event off the queue, lets the :class:`Table` apply it (the
+table journals every accepted action before anything is shown), renders the
+view and hands the frame to the display (which skips a frame identical to the
+last), and follows the view's alert with the buzzer and LED. systemd gets
+``READY=1`` after the first frame and ``WATCHDOG=1`` from the same loop, so a
+stuck loop is restarted. Log lines never carry hidden information.
+"""
+import logging
+import os
+import queue
+import signal
+import threading
+import time
+from pathlib import Path
+
+from assistant.hw import timing
+from assistant.box.durable import OverlappedJournal
+from assistant.hw.events import Tick, event_queue
+from assistant.box.journal import Journal, JournalError, JournalTooNew, JournalUnavailable
+from assistant.hw.notify import Notifier
+from assistant.rules.scenario import format_action
+from assistant.box.table import HIDDEN_KINDS, Table
+
+log = logging.getLogger("card-assistant")
+
+
+class Stop:
+    """Posted by the signal handler: leave the loop and release the hardware."""
+
+
+def public_line(action, seats):
+    """An action as a log line, with hidden cards (trump card, discard, scans) left out."""
+    if action.kind in HIDDEN_KINDS:
+        seat = f" {seats[action.seat]}" if action.seat is not None else ""
+        return f"{action.kind}{seat} (face down)"
+    return format_action(action, seats)
+
+
+class Box:
+    """The daemon's state owner: table, screen, alerts; fed by a queue."""
+
+    def __init__(self, table, display, alerts=None, notifier=None, events=None):
+        self.table = table
+        self.display = display
+        self.alerts = alerts
+        self.notifier = notifier or Notifier({})
+        self.events = events or event_queue()
+        self.handled = 0
+        self.counts = {}  # event type -> events handled (the simulation waits on these)
+        self.changed = threading.Condition()
+        self.view = None
+        self.frame = None
+        self._logged = len(table.match.actions) if table.match else 0
+        self._stopping = False
+        self._after = None  # (match, its actions) before the event being handled
+        self.timing = timing.clock()  # card-assistant run --timing
+        if isinstance(table.journal, Journal):  # commits made durable while the frame renders
+            table.journal = OverlappedJournal(table.journal)
+
+    def show(self):
+        """Render the table and send the frame; after an event, the frame is rendered while the
+        event's journal commits are made durable and sent only once they are."""
+        from assistant.box.screen import render  # Pillow: imported once the box starts, not at import time
+        view = self.table.view()
+        frame = render(view)
+        t = self.timing
+        t and t.mark("render")
+        if self._after is not None:
+            (match, before), self._after = self._after, None
+            if not self._stored(match, before):
+                view = self.table.view()
+                frame = render(view)
+            t and t.mark("commit wait")
+            self._log_actions()
+        self.view, self.frame = view, frame
+        self.display.show(self.frame)
+        t and (t.mark("to display"), t.done())
+        if self.alerts is not None:
+            self.alerts.update(self.view.alert)
+
+    def step(self, event):
+        if isinstance(event, Stop):
+            self._stopping = True
+            return
+        if not isinstance(event, Tick):
+            match = self.table.match
+            self._after = match, list(match.actions) if match is not None else []
+            self.timing and self.timing.start(event)
+            self.table.handle(event)
+            self.timing and self.timing.mark("table")
+        self.show()
+
+    def _stored(self, match, before):
+        """Wait for the event's journal commits; after a failed one, the table as stored."""
+        if not isinstance(self.table.journal, OverlappedJournal):
+            return True
+        error, stored = self.table.journal.settle()
+        if error is None:
+            return True
+        if self.table.match is match and match is not None:
+            match.rebuild(before)  # not stored, so not accepted (as Table.apply does itself)
+            for action in stored:
+                match.apply(action)
+        self.table._alert("refused", str(error))
+        return False
+
+    def _log_actions(self):
+        m = self.table.match
+        if m is None:
+            return
+        actions = m.actions
+        if len(actions) < self._logged:  # an undo
+            log.info("undo (%d actions in effect)", len(actions))
+        elif len(actions) > self._logged:
+            for a in actions[self._logged:]:
+                log.info("action: %s", public_line(a, m.seats))
+        self._logged = len(actions)
+        if self.view is not None and self.table.alert is not None and self.table.alert != self.view.alert \
+                and not self.table.alert.text.startswith("Two cards"):  # the reader logs a conflict, counted
+            log.info("alert: %s: %s", self.table.alert.kind, self.table.alert.text)
+
+    def run(self):
+        """Show the first frame, tell systemd, then apply events until a Stop."""
+        self.show()
+        self.notifier.ready("showing the table")
+        beat = self.notifier.watchdog / 2 if self.notifier.watchdog else None
+        next_beat = time.monotonic()
+        while not self._stopping:
+            if beat is not None and time.monotonic() >= next_beat:
+                self.notifier.ping()
+                next_beat = time.monotonic() + beat
+            try:
+                event = self.events.get(timeout=beat)
+            except queue.Empty:
+                continue
+            try:
+                self.step(event)
+            except Exception:  # a bug must not take the table down: log it, keep the match
+                log.exception("internal error while handling %s", type(event).__name__)
+            finally:
+                self.events.task_done()
+                with self.changed:
+                    self.handled += 1
+                    self.counts[type(event)] = self.counts.get(type(event), 0) + 1
+                    self.changed.notify_all()
+        self.notifier.stopping()
+
+    def wait_counted(self, kind, count, timeout=30.0):
+        """Block until ``count`` events of type ``kind`` have been handled (the simulation's
+        hands wait on this; the timeout only guards against a hang)."""
+        with self.changed:
+            if not self.changed.wait_for(lambda: self.counts.get(kind, 0) >= count, timeout):
+                raise TimeoutError(f"the box did not handle {kind.__name__} #{count}")
+
+
+class JournalRefused:
+    """Stands in for the table when the journal cannot be used: written by a newer card-assistant,
+    or a state folder that cannot hold one (a file, read-only, not permitted). The box shows why
+    and keeps running (the watchdog fed, no restart loop every few seconds) until it is stopped;
+    the journal is neither read nor written."""
+    match = None
+    journal = None
+    NEWER = "Journal from a newer card-assistant: update this box. Journal kept."
+
+    def __init__(self, game, pads, text=NEWER, title="Newer version"):
+        from assistant.box.view import Alert
+        self.game = game
+        self.pads = tuple(pads)
+        self.title = title
+        self.alert = Alert("info", text[:120])
+
+    def handle(self, event):
+        return self.view()
+
+    def view(self):
+        from assistant.box.view import Menu, View
+        seats = ("P1", "P2") if self.game == "towers" else ("P1", "P2", "P3", "P4")
+        return View(game=self.game, seats=seats, phase="menu", alert=self.alert,
+                    menu=Menu("Journal", (self.title,)))
+
+
+def _post_stop(events):
+    """From a signal handler: the handler runs on the loop's own thread, which may hold the queue's
+    lock or be the only one that can make room in it, so a short thread posts the Stop."""
+    threading.Thread(target=events.put, args=(Stop(),), name="stop", daemon=True).start()
+
+
+def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
+    """The journal in ``state_dir`` and a table resumed from it (or at the new-match menu)."""
+    journal = Journal(os.path.join(state_dir, "journal.sqlite3"))
+    resumed = journal.resume()
+    from assistant.box.players import PlayersError, load_players
+    try:
+        players = load_players(state_dir)
+    except PlayersError as e:  # the box plays on with guests; the list is fixed with `players`
+        log.warning("%s: seats are guests until it is fixed", e)
+        players = {}
+    table = Table(journal, deck, pads=pads, game=cfg_game.game, options=cfg_game.options(),
+                  deal_scan=deal_scan, match=resumed.match, players=players)
+    for problem in resumed.problems:  # in full in the log; the screen has room for the first
+        log.warning("%s", problem)
+    if resumed.problems:  # a recovery's numbers in words that fit the screen; the rest: the log
+        table._alert("info", journal.summary or "; ".join(resumed.problems)[:120])
+    if resumed.match is not None:
+        log.info("resumed match %s after %d actions", resumed.match_id, len(resumed.match.actions))
+    return table
+
+
+def start_club(club, journal):
+    """With a [club] broker: the journal's outbox and the publisher's thread (docs/club.md)."""
+    if not club.broker or journal is None or journal.readonly:
+        return None
+    from assistant.club.public import ClubOutbox
+    from assistant.club.publisher import Publisher
+    journal.outbox = ClubOutbox(club.club, club.table, journal)
+    publisher = Publisher(journal, journal.outbox, club.broker, club.username or None,
+                          club.password or None, club.cafile or None)
+    publisher.start()
+    log.info("club: table %s publishes to %s", club.table, publisher.host)
+    return publisher
+
+
+def load_deck_or_warn(path):
+    from assistant.box.deck import DeckError, load_deck
+    try:
+        return load_deck(path), None
+    except FileNotFoundError:
+        return {}, "No deck enrolled: run card-assistant enroll"
+    except (DeckError, OSError) as e:
+        return {}, f"Deck unreadable: {e}"[:120]
+
+
+def cannot_run(cfg):
+    """Why the box cannot run here at all, in words with what to do, or None. A display or reader
+    that is merely absent is not such a reason: the box shows what it can and waits for them."""
+    import warnings
+    if cfg.display.driver == "emulator":
+        try:
+            import luma.emulator.device  # noqa: F401
+        except ImportError:
+            return ("the display driver 'emulator' needs luma.emulator, which is not installed "
+                    "(pip install luma.emulator, or set [display] driver = \"dummy\"); "
+                    "to try the box without hardware: card-assistant sim")
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory
+    try:
+        with warnings.catch_warnings():  # its fallback warnings would only repeat the reason
+            warnings.simplefilter("ignore")
+            Device.ensure_pin_factory()
+    except BadPinFactory:
+        return ("no GPIO pin library works here, so this is no Raspberry Pi (or lgpio is missing): "
+                "to try the box without hardware: card-assistant sim")
+    return None
+
+
+def main(argv):
+    from assistant.cli import argument_parser
+    parser = argument_parser("card-assistant run", description="Run the box.")
+    parser.add_argument("--config", default=None, help="TOML config (default: built-in defaults)")
+    parser.add_argument("--state-dir", default=None, help="where the journal lives (overrides the config)")
+    parser.add_argument("--timing", action="store_true", help="log the time of each stage of every "
+                        "event and each OLED write (docs/latency.md)")
+    args = parser.parse_args(argv)
+    if args.timing:
+        timing.enable()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    from assistant.box.config import ConfigError, load
+    try:
+        cfg = load(args.config)
+    except ConfigError as e:
+        log.error("%s", e)
+        return 2
+    problem = cannot_run(cfg)
+    if problem:
+        log.error("cannot run: %s", problem)
+        return 1
+    state_dir = args.state_dir or cfg.paths.state_dir  # the journal makes it (private), or says why not
+    deck_path = Path(cfg.paths.deck) if os.path.isabs(cfg.paths.deck) else Path(state_dir) / cfg.paths.deck
+    deck, deck_problem = load_deck_or_warn(deck_path)
+    return run_box(cfg, state_dir, deck, deck_problem)
+
+
+def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=None,
+            reader_port=None, frames_dir=None, on_box=None):
+    """Build the adapters for ``cfg`` and run until SIGTERM/SIGINT (or a Stop event)."""
+    from assistant.hw.alerts import Alerts
+    from assistant.hw.buttons import Buttons
+    from assistant.hw.display import is_hardware, open_display
+    from assistant.hw.reader import Reader
+
+    events = event_queue()
+    try:
+        table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
+    except JournalTooNew as e:  # said once per start, and on the screen until stopped
+        log.error("%s", e)
+        table = JournalRefused(cfg.game.game, cfg.table.pads)
+    except JournalUnavailable as e:  # a state folder that cannot hold a journal: no restart loop
+        log.error("%s", e)
+        table = JournalRefused(cfg.game.game, cfg.table.pads, f"No journal: {e}", "Storage problem")
+    except JournalError as e:  # locked by another program: exit, and systemd tries again shortly
+        log.error("%s", e)
+        return 1
+    if deck_problem and table.journal is not None:
+        table._alert("unknown-tag", deck_problem)
+    publisher = start_club(cfg.club, table.journal)
+    if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop, and
+        # one that is missing (I2C on only after a reboot, a loose cable) is retried there while
+        # the box runs on: never a crash loop for a screen (issue 16)
+        real = is_hardware(cfg.display)
+        display = open_display(cfg.display, frames_dir, background=real, retry=real)
+    buttons = alerts = reader = None
+    try:
+        buttons = Buttons(cfg.pins, events, hold_time=cfg.buttons.hold_time,
+                          bounce_time=cfg.buttons.bounce_time, pin_factory=pin_factory)
+        alerts = Alerts(cfg.pins, pin_factory=pin_factory)
+        reader = Reader(reader_port or cfg.reader.device, events, baudrate=cfg.reader.baud)
+        reader.start()
+        box = Box(table, display, alerts, Notifier(), events)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(sig, lambda *_: _post_stop(events))
+        if on_box is not None:
+            on_box(box)
+        box.run()
+    finally:
+        for part in (reader, buttons, alerts):
+            if part is not None:
+                try:
+                    part.stop() if part is reader else part.close()
+                except Exception:
+                    log.exception("while releasing %s", type(part).__name__)
+        display.close()
+        if publisher is not None:
+            publisher.stop()
+        if table.journal is not None:
+            table.journal.close()
+    log.info("stopped cleanly")
+    return 0

@@ -1,0 +1,170 @@
+"""The journal's files on disk: a private folder and file, and swapping a damaged journal for a
+repaired one without a moment where a power cut could leave neither.
+
+The journal holds hidden information (the face-down trump, scanned hands), so whoever starts the
+box, its folder is created 0700 and its file 0600 (SQLite gives the ``-wal`` and ``-shm`` the
+file's mode).
+"""
+import errno
+import os
+import time
+
+
+class JournalError(Exception):
+    """The journal could not store an action (a full disk, a read-only card): nothing was kept."""
+
+
+class JournalTooNew(JournalError):
+    """The journal was written by a newer card-assistant (a higher schema). This version does not
+    read it, write to it or set it aside: it is left exactly as it is for that version."""
+
+
+class JournalBusy(JournalError):
+    """Another program holds the journal's lock: it is left as it is (systemd tries again)."""
+
+
+class JournalUnavailable(JournalError):
+    """The state directory or the journal cannot be used at all; one line naming the path."""
+
+
+AFTER_RECOVERY = ".recovered"  # the repaired journal, ready, until it takes the journal's name
+
+
+def say(path, e, what):
+    """One line naming the path and what is wrong, from an OSError (or any error)."""
+    reason = {errno.EACCES: "permission denied", errno.EPERM: "not permitted",
+              errno.EROFS: "on a read-only file system", errno.ENOSPC: "the card is full",
+              errno.ENOTDIR: "a part of the path is a file, not a folder",
+              errno.EEXIST: "it is a file, not a folder", errno.ENOENT: "no such folder"}.get(
+                  getattr(e, "errno", None), str(getattr(e, "strerror", None) or e))
+    return f"{path}: {what} ({reason})"
+
+
+def private_dir(folder):
+    """Make ``folder`` (0700 when this creates it); a path that cannot be one is one line."""
+    if os.path.isdir(folder):
+        if not os.access(folder, os.R_OK | os.X_OK):
+            raise _unavailable(folder, PermissionError(errno.EACCES, "denied"), "cannot read the state folder")
+        return
+    if os.path.lexists(folder):
+        raise _unavailable(folder, OSError(errno.EEXIST, "exists"), "the state folder is not a folder")
+    try:
+        os.makedirs(folder, mode=0o700)
+        os.chmod(folder, 0o700)  # makedirs' mode is narrowed by the umask, never widened: say it
+    except OSError as e:
+        raise _unavailable(folder, e, "cannot create the state folder") from None
+
+
+def private_file(path):
+    """Create the journal's file 0600, or narrow an existing one that others could read."""
+    if not os.path.exists(path):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return
+    try:
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except OSError:
+        pass  # not ours to change (another owner, a read-only card): reading it still works
+
+
+def finish_recovery(path):
+    """A power cut between setting a damaged journal aside and putting the repaired one in its
+    place leaves the repaired one under its temporary name: put it in place now."""
+    ready = path + AFTER_RECOVERY
+    if os.path.exists(ready) and not os.path.exists(path):
+        os.replace(ready, path)
+        _sync_dir(path)
+
+
+def replace_with_recovered(path, write):
+    """Write a repaired journal with ``write(tmp)``, set the damaged one (and its -wal/-shm)
+    aside under a dated name, put the repaired one in its place. The name set aside."""
+    tmp = path + ".recovering"
+    for name in (tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"):
+        if os.path.exists(name):
+            os.remove(name)
+    private_file(tmp)
+    write(tmp)
+    _fsync(tmp)
+    os.replace(tmp, path + AFTER_RECOVERY)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside, n = f"{path}.damaged-{stamp}", 1
+    while os.path.lexists(aside):
+        n += 1
+        aside = f"{path}.damaged-{stamp}-{n}"
+    for suffix in ("-wal", "-shm"):  # its write-ahead log goes with it, never to the new file
+        if os.path.exists(path + suffix):
+            os.replace(path + suffix, aside + suffix)
+    if os.path.exists(path):
+        os.replace(path, aside)
+    os.replace(path + AFTER_RECOVERY, path)
+    _sync_dir(path)
+    return aside
+
+
+def _unavailable(path, e, what):
+    return JournalUnavailable(say(path, e, what))
+
+
+def _fsync(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_dir(path):
+    try:
+        _fsync(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        pass
+
+
+class CountRecord:
+    """How many actions the journal had saved, kept beside it in a small file of its own
+    (``journal.sqlite3.count``) and synced after each commit: ``match`` (the current match),
+    ``count`` (that match's rows) and ``total`` (all rows). SQLite cannot tell that a lost or torn
+    ``-wal`` took committed transactions with it (it starts from what is left); this record can,
+    since it is written after the journal's own sync and is not part of the -wal.
+
+    One line of at most 64 bytes with its own CRC-32, written in place at offset 0: a torn write
+    fails the CRC and is read as "unknown", never as a loss."""
+
+    SIZE = 64
+
+    def __init__(self, path):
+        self.path = path
+        self.fd = None
+
+    def read(self):
+        """``(match, count, total)`` or None (no record, or a torn one)."""
+        import zlib
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read(self.SIZE)
+        except OSError:
+            return None
+        try:
+            text = data.decode("ascii").rstrip(" \n")
+            body, _, crc = text.rpartition(" ")
+            words = body.split()
+            if words[0] != "count1" or len(words) != 4 or int(crc, 16) != zlib.crc32(body.encode()):
+                return None
+            return tuple(int(w) for w in words[1:])
+        except (UnicodeDecodeError, ValueError, IndexError):
+            return None
+
+    def write(self, match, count, total):
+        import zlib
+        body = f"count1 {match or 0} {count} {total}"
+        line = f"{body} {zlib.crc32(body.encode()):08X}".ljust(self.SIZE - 1).encode() + b"\n"
+        if self.fd is None:
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
+        os.pwrite(self.fd, line, 0)
+        os.fdatasync(self.fd)
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None

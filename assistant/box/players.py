@@ -1,0 +1,207 @@
+"""Players by tag: `card-assistant players add NAME | list | rename OLD NEW | remove NAME`.
+
+A player tag is any RFID tag that is not a card of the deck (a key fob, a sticker on a coaster).
+``players.txt`` beside the journal lists them, one ``UID NAME`` a line. At a new match the box
+asks each seat in turn to tap a player tag (OK for a guest, who keeps the seat's name P1..P4);
+the names then go on the screen, into the journal and into exported scenarios. During play a
+player tag is refused as "not a card".
+
+A name is one word that a scenario's ``seats`` line can hold: 1 to 12 letters, digits, ``-`` or
+``_``, starting with a letter; not P1..P4, not an action word, not a card. On the OLED a name
+longer than 6 characters is shortened by one rule: its first 5 characters and a dot.
+
+>>> short_name("Alexandra"), short_name("Bob")
+('Alexa.', 'Bob')
+"""
+import os
+import re
+import sys
+from pathlib import Path
+
+from assistant.rules.cards import CardError, parse_card
+from assistant.box.deck import DeckError, load_deck, normal_uid
+from assistant.rules.scenario import ACTIONS, seat_index
+
+FILE = "players.txt"
+HEADER = "# card-assistant players: tag UID, then the player's name. Written by `card-assistant players`.\n"
+SHORT = 6
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,11}")
+
+
+class PlayersError(ValueError):
+    """A name or a players file that cannot be used; the message says why."""
+
+
+def short_name(name):
+    """The one rule for the OLED: a name longer than 6 characters is cut to 5 and a dot."""
+    return name if len(name) <= SHORT else name[:SHORT - 1] + "."
+
+
+def check_name(name, players=None, keep=None):
+    """``name`` if it can name a player (not taken by another than ``keep``), else PlayersError."""
+    if not _NAME.fullmatch(name or ""):
+        raise PlayersError(f"{name[:40]!r} cannot name a player: one word of 1 to 12 letters, digits, "
+                           f"- or _, starting with a letter")
+    if seat_index(name, ("P1", "P2", "P3", "P4")) is not None:
+        raise PlayersError(f"{name!r} is a seat's own name (guests are P1 to P4): choose another")
+    if name.lower() in ACTIONS:
+        raise PlayersError(f"{name!r} is an action word of the scenario format: choose another")
+    try:
+        parse_card(name)
+    except CardError:
+        pass
+    else:
+        raise PlayersError(f"{name!r} would be read as a card: choose another")
+    for uid, other in (players or {}).items():
+        if other.lower() == name.lower() and uid != keep:
+            raise PlayersError(f"{other!r} is already a player")
+    return name
+
+
+def parse_players(text, source=FILE):
+    players = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) != 2:
+            raise PlayersError(f"{source} line {n}: want `UID NAME`")
+        try:
+            uid = normal_uid(words[0])
+        except DeckError as e:
+            raise PlayersError(f"{source} line {n}: {e}") from None
+        if uid in players:
+            raise PlayersError(f"{source} line {n}: tag {uid} is listed twice")
+        try:
+            players[uid] = check_name(words[1], players)
+        except PlayersError as e:
+            raise PlayersError(f"{source} line {n}: {e}") from None
+    return players
+
+
+def load_players(state_dir):
+    """``{uid: name}`` from the state folder's players file; {} when there is none."""
+    path = Path(state_dir) / FILE
+    if not path.exists():
+        return {}
+    from assistant.textfile import read_text
+    try:
+        text = read_text(path)
+    except ValueError as e:
+        raise PlayersError(f"cannot read the players: {e}") from None
+    return parse_players(text, str(path))
+
+
+def save_players(players, state_dir):
+    """Write atomically, so a crash mid-write never leaves half a list."""
+    path = Path(state_dir) / FILE
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(HEADER + "".join(f"{uid} {name}\n" for uid, name in sorted(players.items(), key=lambda x: x[1].lower())))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _uid_of(players, name):
+    for uid, other in players.items():
+        if other.lower() == name.lower():
+            return uid
+    raise PlayersError(f"no player {name[:40]!r} (players: {', '.join(sorted(players.values())) or 'none yet'})")
+
+
+def wait_for_tag(events, say):
+    """The UID of the next clean tap from ``events`` (reader events)."""
+    from assistant.hw.events import ReaderStatus, TagArrived
+    while True:
+        event = events.get()
+        if isinstance(event, ReaderStatus):
+            say(f"  reader: {event.reason}")
+        elif isinstance(event, TagArrived):
+            if event.inferred:
+                say("  ignored: a tag was already lying on a pad (or its tap was garbled); lift it and tap again")
+                continue
+            return event.uid.upper()
+
+
+def main(argv, events=None):
+    """``events`` (a queue of reader events) replaces the serial port in tests."""
+    from assistant.cli import argument_parser
+    from assistant.box.enroll import DEFAULT_PORT, open_reader
+    p = argument_parser("card-assistant players", description="Enrol, list, rename and remove player tags.")
+    p.add_argument("what", choices=("add", "list", "rename", "remove"))
+    p.add_argument("names", nargs="*", metavar="NAME")
+    p.add_argument("--state-dir", default=None, help="where the journal and players.txt live (default: the config's)")
+    p.add_argument("--config", default=None, help="TOML config, for its state_dir and deck")
+    p.add_argument("--port", default=DEFAULT_PORT, help=f"the reader's serial port (default {DEFAULT_PORT})")
+    args = p.parse_args(argv)
+    want = {"add": 1, "list": 0, "rename": 2, "remove": 1}[args.what]
+    if len(args.names) != want:
+        p.error(f"players {args.what} takes {want} name(s), not {len(args.names)}")
+    me = "card-assistant players"
+    say = lambda text: print(text, flush=True)  # noqa: E731
+    from assistant.box.config import ConfigError, load
+    try:
+        cfg = load(args.config)
+        state_dir = Path(args.state_dir or cfg.paths.state_dir)
+        from assistant.cli import state_dir_problem
+        if state_dir_problem(state_dir):
+            raise PlayersError(state_dir_problem(state_dir))
+        players = load_players(state_dir)
+    except (ConfigError, PlayersError) as e:
+        print(f"{me}: {e}", file=sys.stderr)
+        return 2
+    try:
+        if args.what == "list":
+            for uid, name in sorted(players.items(), key=lambda x: x[1].lower()):
+                say(f"{name}  (tag {uid})")
+            if not players:
+                say("no players yet: card-assistant players add NAME")
+            return 0
+        if args.what == "remove":
+            del players[_uid_of(players, args.names[0])]
+            save_players(players, state_dir)
+            say(f"{args.names[0]} removed; the matches they played keep their name")
+            return 0
+        if args.what == "rename":
+            uid = _uid_of(players, args.names[0])
+            players[uid] = check_name(args.names[1], players, keep=uid)
+            save_players(players, state_dir)
+            say(f"{args.names[0]} is now {args.names[1]} (earlier matches keep the old name)")
+            return 0
+        name = check_name(args.names[0], players)
+        deck_path = Path(cfg.paths.deck) if os.path.isabs(cfg.paths.deck) else state_dir / cfg.paths.deck
+        deck = load_deck(deck_path) if deck_path.exists() else {}
+    except PlayersError as e:
+        print(f"{me}: {e}", file=sys.stderr)
+        return 2
+    except (DeckError, OSError) as e:
+        print(f"{me}: {e}", file=sys.stderr)
+        return 1
+    reader = None
+    if events is None:
+        try:
+            events, reader = open_reader(args.port)
+        except ValueError as e:
+            print(f"{me}: {e}", file=sys.stderr)
+            return 2
+    try:
+        say(f"Tap {name}'s player tag on any pad (a key fob, a sticker: any tag that is not a card).")
+        while True:
+            uid = wait_for_tag(events, say)
+            if uid in deck:
+                say("  refused: that tag is a card of the deck; tap a tag that is not a card")
+            elif uid in players:
+                say(f"  refused: that tag is already {players[uid]}'s")
+            else:
+                break
+        players[uid] = name
+        save_players(players, state_dir)
+        say(f"{name} = tag {uid}")
+        return 0
+    except KeyboardInterrupt:
+        say("\nStopped: nothing was added.")
+        return 130
+    finally:
+        if reader is not None:
+            reader.stop()

@@ -1,0 +1,224 @@
+"""Statistics from the log: every match of the journal replayed through the engines.
+
+Pure: a match goes in as its journal rows (``game``, ``seats``, ``options``, the scenario lines,
+undo lines included) and comes out as a :class:`MatchRecord`, built from the game interface's
+typed results (``outcome``: :class:`~assistant.rules.game.HandResult` or
+:class:`~assistant.rules.game.Penalty`, and ``match_end``). :func:`standings` adds records up per
+player and per partnership, per game. Only public facts are kept: hands' results, scores,
+proven reneges, bids; never a hand, a discard or a face-down trump.
+
+A match is ``finished`` when it has a winner, ``in play`` when it is the journal's latest match
+and has none, else ``abandoned`` (a newer match began): abandoned matches are kept, shown as such,
+and counted apart (never as played or lost). Standings count finished matches only.
+
+>>> rec = replay_match(1, "towers", ("Ann", "Bob"), {}, ["flip JS", "upcard 9H", "accept"], 0, True)
+>>> rec.state, rec.score, rec.winner, rec.hands
+('in play', [0, 0], None, [])
+"""
+from dataclasses import dataclass, field
+
+from assistant.rules.game import HandResult, Penalty
+from assistant.rules.match import Match
+from assistant.rules.shared import Refused
+from assistant.rules.scenario import ScenarioError, parse_action
+
+FINISHED, ABANDONED, IN_PLAY = "finished", "abandoned", "in play"
+
+
+@dataclass
+class Hand:
+    """One hand (towers) or round (Twenty-Nine) as it was finally scored."""
+    hand: int
+    kind: str                 # "result" (its own play) or "penalty" (a claim or an accusation)
+    what: str                 # HandResult.what ("sweep", "made"...) or Penalty.why ("claim"...)
+    side: int | None          # the side (towers: the seat) that scored, None when nobody did
+    value: int
+    bidder: int | None        # the seat that made trump (towers) or won the auction (Twenty-Nine)
+    bid: int | None = None    # Twenty-Nine: the winning bid
+    for_two: bool = False     # towers: the bidder declared for 2
+    score: tuple = (0, 0)     # the match score after this hand
+    words: str = ""
+
+
+@dataclass
+class MatchRecord:
+    id: int
+    game: str
+    seats: tuple
+    options: dict
+    started: float
+    state: str                                   # FINISHED, ABANDONED or IN_PLAY
+    score: list = field(default_factory=list)    # exactly as ``replay --json`` gives it
+    winner: list | None = None                   # names, exactly as ``replay --json`` gives it
+    winner_side: int | None = None
+    hands: list = field(default_factory=list)    # Hand, in order
+    reneges: list = field(default_factory=list)  # {"seat", "hand", "trick"} as replay gives them
+    actions: int = 0                             # actions in effect
+    problem: str | None = None                   # a journal tail that could not be read
+    finished: float | None = None                # when a finished match's last action was kept
+
+    @property
+    def minutes(self):
+        """How long a finished match lasted, from its start to its last action; None if unknown."""
+        if self.finished is None or self.state != FINISHED:
+            return None
+        return max(0.0, (self.finished - self.started) / 60)
+
+    @property
+    def towers(self):
+        return self.game == "towers"
+
+    def sides(self):
+        """Each side's players: towers one seat a side, Twenty-Nine P1+P3 and P2+P4."""
+        s = self.seats
+        return ((s[0],), (s[1],)) if self.towers else ((s[0], s[2]), (s[1], s[3]))
+
+    def side_name(self, side):
+        return " + ".join(self.sides()[side])
+
+
+def replay_match(mid, game, seats, options, lines, started, latest):
+    """A MatchRecord from a match's journal lines (undo lines included). A line that cannot be
+    applied ends the replay there (as the box's resume does) and is noted in ``problem``."""
+    match = Match(game, seats, options)
+    problem = None
+    for n, line in enumerate(lines, 1):
+        try:
+            match.apply(parse_action(line.split(), game, match.seats, n))
+        except (ScenarioError, Refused):
+            problem = f"the journal's actions from number {n} on could not be read"
+            break
+    engine = type(match.engine)(match.seats, match.options)
+    hands = []
+    last = None
+    for action in match.actions:
+        engine.apply(action)
+        o = engine.outcome
+        if o is None or o == last:
+            continue
+        last = o
+        if hands and hands[-1].hand == o.hand:  # a penalty that replaces the hand's own result
+            first = hands.pop()
+            bid, for_two = first.bid, first.for_two
+        else:
+            bid = getattr(engine, "bid", None)
+            for_two = bool(getattr(engine, "for_two", False))
+        hands.append(_hand(o, engine, bid, for_two))
+    state = engine.state()
+    end = engine.match_end
+    rec = MatchRecord(mid, game, match.seats, dict(options), started,
+                      FINISHED if end else (IN_PLAY if latest else ABANDONED),
+                      state["score"], state["winner"], None if end is None else end.winner, hands,
+                      state["reneges"], len(match.actions), problem)
+    for h in hands:
+        h.words = hand_words(rec, h)
+    return rec
+
+
+def _hand(o, engine, bid, for_two):
+    score = tuple(engine.score)
+    if isinstance(o, HandResult):
+        return Hand(o.hand, "result", o.what, o.side, o.value, o.bidder, bid, for_two, score)
+    assert isinstance(o, Penalty)
+    return Hand(o.hand, "penalty", o.why, o.side, o.value, getattr(engine, "bidder", None), bid,
+                for_two, score)
+
+
+def hand_words(rec, h):
+    """One line for the hand-by-hand record, public facts only."""
+    seats = rec.seats
+    who = seats[h.bidder] if h.bidder is not None else "?"
+    scored = "nobody scores" if h.side is None else f"{rec.side_name(h.side)} +{h.value}"
+    if h.kind == "penalty":
+        return f"{'Hand' if rec.towers else 'Round'} {h.hand}: {h.what} ({scored})"
+    if rec.towers:
+        return f"Hand {h.hand}: {who} made trump{' for 2' if h.for_two else ''}, {h.what} ({scored})"
+    return f"Round {h.hand}: {who} bid {h.bid}, {h.what} ({scored})"
+
+
+# --- standings ------------------------------------------------------------------------------
+
+def _blank(game):
+    figures = dict(played=0, won=0, abandoned=0, hands=0, scored=0, reneges=0, claims_won=0,
+                   accusations_true=0, accusations_false=0, minutes=0.0, timed=0)
+    if game == "towers":
+        figures.update(for2_declared=0, for2_made=0)
+    else:
+        figures.update(bids={})  # bid level -> [made, missed]
+    return figures
+
+
+def standings(records):
+    """Per game: ``{"players": {name: figures}, "partnerships": {name: figures}}``, figures as
+    :func:`_blank` lists them, plus ``average_hands`` (hands per finished match),
+    ``average_minutes`` (start to last action, where the journal kept the time) and ``win_rate``. ``scored`` is towers won (towers) or rounds won (Twenty-Nine)."""
+    out = {}
+    for rec in records:
+        game = out.setdefault(rec.game, {"players": {}, "partnerships": {}})
+        for side, names in enumerate(rec.sides()):
+            for name in names:
+                _add(game["players"].setdefault(name, _blank(rec.game)), rec, side, {name})
+            if not rec.towers:
+                pair = " + ".join(sorted(names))
+                _add(game["partnerships"].setdefault(pair, _blank(rec.game)), rec, side, set(names))
+    for game in out.values():
+        for table in game.values():
+            for f in table.values():
+                f["average_hands"] = round(f["hands"] / f["played"], 1) if f["played"] else None
+                f["average_minutes"] = round(f.pop("minutes") / f["timed"], 1) if f["timed"] else None
+                del f["timed"]
+                f["win_rate"] = round(f["won"] / f["played"], 3) if f["played"] else None
+    return out
+
+
+def _add(f, rec, side, mine):
+    """Add one match to the figures ``f`` of a player or a partnership (``mine``: their names),
+    who sat on ``side``. Reneges and bids are their own; claims and accusations their side's."""
+    if rec.state == ABANDONED:
+        f["abandoned"] += 1
+    elif rec.state == FINISHED:
+        f["played"] += 1
+        f["won"] += rec.winner_side == side
+        f["hands"] += len(rec.hands)
+        if rec.minutes is not None:
+            f["minutes"] += rec.minutes
+            f["timed"] += 1
+    if rec.state != FINISHED:
+        return  # abandoned: kept and shown, never counted as played, won or lost; in play: not yet
+    seat_side = {name: s for s, names in enumerate(rec.sides()) for name in names}
+    f["reneges"] += sum(1 for r in rec.reneges if r["seat"] in mine)
+    for h in rec.hands:
+        if h.side == side:
+            f["scored"] += h.value if rec.towers else 1
+        if h.kind == "penalty":
+            if h.what == "claim" and h.side == side:
+                f["claims_won"] += 1
+            elif h.what == "accusation proven" and h.side == side:
+                f["accusations_true"] += 1
+            elif h.what == "false accusation" and h.side == 1 - side:
+                f["accusations_false"] += 1
+        bidder = rec.seats[h.bidder] if h.bidder is not None else None
+        if bidder not in mine or seat_side.get(bidder) != side:
+            continue
+        if rec.towers and h.for_two:
+            f["for2_declared"] += 1
+            f["for2_made"] += h.what == "for-2 sweep"
+        elif not rec.towers and h.kind == "result" and h.bid is not None:
+            made_missed = f["bids"].setdefault(str(h.bid), [0, 0])
+            made_missed[h.what != "made"] += 1
+
+
+def wins_over_time(records):
+    """Per game, per player: ``[(match id, wins so far)]`` after each finished match they played,
+    for the chart over time."""
+    out = {}
+    for rec in records:
+        if rec.state != FINISHED:
+            continue
+        game = out.setdefault(rec.game, {})
+        for side, names in enumerate(rec.sides()):
+            for name in names:
+                series = game.setdefault(name, [])
+                before = series[-1][1] if series else 0
+                series.append((rec.id, before + (rec.winner_side == side)))
+    return out

@@ -1,0 +1,122 @@
+"""What the screen shows for the table's state: the View, the choices under the buttons.
+
+Everything that differs between the games (prompts, choices, what a tap means,
+the words for results) lives in one module per game, :mod:`assistant.box.table_towers`
+and :mod:`assistant.box.table_twentynine`, which answer the same questions; ``desk``
+picks the module for a match. Only public information goes into the View: the
+face-down trump is "hidden", scans appear as counts, the towers discard is never
+named. A prompt is one or more lines joined by newlines, each drawn unbroken.
+"""
+from assistant.rules.cards import card_label
+from assistant.box.players import short_name
+from assistant.box.view import Alert, Menu, View
+
+HIDDEN_KINDS = {"trump": "the trump card", "discard": "the discard", "hand": "a scanned hand"}
+
+
+def desk(game):
+    """The per-game table module for ``game``."""
+    if game == "towers":
+        from assistant.box import table_towers
+        return table_towers
+    from assistant.box import table_twentynine
+    return table_twentynine
+
+
+def hand_open(engine):
+    """A hand (round) has begun and its play has not ended."""
+    return engine.hand_open
+
+
+def side_name(match, side):
+    return desk(match.game).side_name(match.seats, side)
+
+
+def choices_for(table):
+    """The (label, Action or None) pairs the buttons choose from now; OK applies the selected one
+    (None: the harmless choice, nothing happens)."""
+    return desk(table.match.game).choices(table)
+
+
+def before(e):
+    """What the words for an action's effect compare with: taken before the action is applied."""
+    return dict(open=hand_open(e), score=tuple(e.score), settled=e.book.penalties,
+                pending=len(e.book.accusations))
+
+
+def result_lines(table, b, action):
+    """Lines for a hand (round) that just ended, or for a claim or accusation that replaced its
+    result after it ended (T9, N11); else None. The per-game module words the engine's outcome."""
+    m = table.match
+    e = m.engine
+    if hand_open(e) or e.outcome is None:
+        return None
+    d = desk(m.game)
+    if b["open"]:
+        return d.outcome_lines(e, m.seats, replaced=False)
+    if action.kind in ("claim", "accuse") and e.book.penalties != b["settled"]:
+        return d.outcome_lines(e, m.seats, replaced=True)
+    return None
+
+
+def accusation_words(table, b, seat):
+    """Words for an accepted accusation that did not end the hand: pending (marked until settled),
+    or without effect (after the hand, with no renege proven)."""
+    m = table.match
+    d = desk(m.game)
+    names = m.seats
+    if len(m.engine.book.accusations) > b["pending"]:
+        return f"{d.side_name(names, 1 - d.side_of(seat))} {d.ACCUSE} {names[seat]}: decided by the {d.HAND}'s end"
+    return f"Accusing {names[seat]} has no effect: no renege by {names[seat]} proven this {d.HAND}"
+
+
+def undone_words(action, actor, seats):
+    """What an undo took back, in words that name only public cards."""
+    who = seats[actor] if actor is not None else None
+    k = action.kind
+    if k == "play" and who:
+        return f"Undone: {who}'s {card_label(action.cards[0])}"
+    if k == "flip":
+        return f"Undone: flip card {card_label(action.cards[-1])}"
+    if k == "upcard":
+        return f"Undone: up-card {card_label(action.cards[0])}"
+    if k in HIDDEN_KINDS:
+        target = HIDDEN_KINDS[k] if k != "hand" else f"{seats[action.seat]}'s scanned hand"
+        return f"Undone: {target}"
+    if k == "bid" and who:
+        return f"Undone: {who}'s bid {action.value}"
+    if k in ("pass", "accept", "call", "seventh") and who:
+        return f"Undone: {who}'s {dict(seventh='seventh card call').get(k, k)}"
+    seat = f" {seats[action.seat]}" if action.seat is not None else ""
+    return f"Undone: {k}{seat}"
+
+
+def build_view(table):
+    m = table.match
+    alert = table.alert
+    if table.menu is not None:
+        title, items, sel = table.menu
+        game = m.game if m is not None else table.default_game
+        seats = m.seats if m is not None else tuple(f"P{i + 1}" for i in range(desk(game).SEATS))
+        return View(game=game, seats=seats, phase="menu", alert=alert,
+                    menu=Menu(title, tuple(label for label, _ in items), sel))
+    fields = desk(m.game).fields(table)
+    if not table.reader_ok:  # its alert may be cleared with Back; the mark stays until it is back
+        fields["extra"] = (*fields.get("extra", ()), "no reader")
+    seats = m.seats
+    if any(short_name(n) != n for n in seats):  # players' names: one rule shortens them on the OLED
+        fields, alert, seats = shortened(fields, alert, seats)
+    return View(game=m.game, seats=seats, alert=alert, **fields)
+
+
+def shortened(fields, alert, seats):
+    """Every long seat name, in the prompt, the notes and the alert, by :func:`short_name`."""
+    import re
+    names = sorted((n for n in seats if short_name(n) != n), key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, names)) + r")(?![\w])")
+    cut = lambda text: pattern.sub(lambda m: short_name(m.group(1)), text)  # noqa: E731
+    fields = dict(fields, prompt=cut(fields.get("prompt", "")),
+                  extra=tuple(cut(x) for x in fields.get("extra", ())))
+    if alert is not None:
+        alert = Alert(alert.kind, cut(alert.text))
+    return fields, alert, tuple(short_name(n) for n in seats)

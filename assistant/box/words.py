@@ -1,0 +1,44 @@
+"""Words and screen fields both games' table modules share: the flip, a renege alert, an open
+claim, the selected choice, the refusal of a card out of play."""
+from assistant.rules.cards import SUIT_SYMBOLS
+
+
+def flip_fields(e, seats):
+    """The flip (T1, N2): the cards turned so far, and whose turn the next card is."""
+    f = e.flip
+    nxt = None if f.start is None else (f.start + f.count) % len(seats)
+    where = "tap one card each" if nxt is None else f"next card to {seats[nxt]}"
+    return dict(phase="flip", flipped=tuple(sorted(f.last.items())), turn=nxt,
+                prompt=f"Flip for the deal:\n{where}")
+
+
+def choice_line(options, cursor, who):
+    """``who < label >`` for the selected one of ``options`` (one line, never broken)."""
+    if not options:
+        return who
+    label = options[cursor % len(options)][0]
+    return f"{who} < {label} >" if len(options) > 1 else f"{who}: OK = {label}"
+
+
+def failed_words(seats, new):
+    """A renege alert: who failed to follow what, at which trick(s) (one card may prove several)."""
+    r = new[-1]
+    suit = f" {SUIT_SYMBOLS[r.suit]}" if r.suit is not None else ""
+    tricks = ", ".join(str(x.trick) for x in new)
+    return f"{seats[r.seat]} failed to follow{suit} (trick{'s' if len(new) > 1 else ''} {tricks})"
+
+
+def open_claims(match, side_name):
+    """Lines for a claim still open after the hand (it lapses when the next one begins)."""
+    e = match.engine
+    out = []
+    for side in (0, 1):
+        for r in e.book.claimable(side)[-1:]:
+            out += [f"{side_name(match.seats, side)} can claim {match.seats[r.seat]}'s", "renege: hold OK"]
+    return out
+
+
+def hidden_play_refusal(who):
+    """The refusal for a card that is out of play: the same words whatever the card, so they never
+    hint that it is the face-down trump card."""
+    return f"{who} cannot play that card: it is not in play now"

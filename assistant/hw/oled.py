@@ -1,0 +1,208 @@
+"""OLED drivers that send only what changed: luma.oled's ssd1306 and sh1106, partial.
+
+luma's drivers send the whole frame on every ``display()``: 1,034 bytes on I2C
+for an SSD1306 (~23 ms at 400 kHz), although a tap usually changes one card,
+a name or a number. These subclasses keep the controller's display RAM as it
+was last written (1,024 bytes, page by page) and write only the changed
+windows, through luma's own serial interface and with the controller's own
+addressing commands:
+
+- **SSD1306** (horizontal addressing, which luma's init selects): a window is
+  ``COLUMNADDR c0 c1, PAGEADDR p0 p1`` then its bytes, column by column and
+  page by page. A window costs 10 bytes on the wire besides its data (two
+  transactions of address + control byte, six command bytes); the command is
+  left out when the window is the one already set, since after its last byte
+  the controller's pointer is back at the window's start.
+- **SH1106** (132 columns, page addressing only): a run of columns on one page
+  is ``0xB0|page, low nibble, 0x10|high nibble`` (the column shifted by the
+  panel's offset, 2) then its bytes: 7 bytes besides the data.
+
+The windows are planned per frame to cost the fewest bytes: runs of changed
+columns in a page are joined where the gap is cheaper than a new window, and
+neighbouring pages share one window where that is cheaper (a small dynamic
+programme over the 8 pages). A full frame is sent when that is cheaper, on the
+first frame, and after a write failed (the RAM is then unknown).
+
+    import time
+
+from luma.core.interface.serial import i2c
+    device = PartialSSD1306(i2c(port=1, address=0x3C))
+    device.display(image)        # a mode-'1' 128x64 PIL image, as luma's own
+    device.last_bytes            # I2C bytes that frame cost on the wire
+
+``capture_i2c()`` is luma's ``i2c`` interface with a bus that records each
+transaction instead of sending it (the benchmark and the tests read it).
+"""
+import time
+
+from luma.core.interface.serial import i2c
+from luma.oled.device import sh1106, ssd1306
+from PIL import Image
+
+from assistant.hw import timing
+
+WINDOW_COST = 10     # SSD1306: [addr, 0x00, 21 c0 c1 22 p0 p1] + [addr, 0x40, ...]
+RUN_COST = 7         # SH1106:  [addr, 0x00, B0|p lo hi] + [addr, 0x40, ...]
+_REVERSE = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
+
+
+def page_bytes(image, width, pages):
+    """The frame as the controller's RAM holds it: ``pages`` rows of ``width`` bytes, bit i of
+    byte (page p, column x) the pixel (x, 8p + i)."""
+    cols = image.transpose(Image.Transpose.TRANSPOSE).tobytes().translate(_REVERSE)
+    return [cols[p::pages] for p in range(pages)]  # TRANSPOSE: row x holds column x, 8 bytes
+
+
+class _Partial:
+    """What both drivers share: the RAM as last written, the byte count, the fallback."""
+    last_bytes = 0  # I2C bytes on the wire for the last display(), both transactions' overheads
+
+    def display(self, image):
+        assert image.mode == self.mode
+        assert image.size == self.size
+        started = time.perf_counter()
+        new = page_bytes(self.preprocess(image), self._w, self._pages)
+        old, self._ram = self._ram, None  # unknown until every write has gone through
+        self.last_bytes = 0
+        if old is None:
+            self._full(new)
+        else:
+            self._changes(old, new)
+        self._ram = new
+        if timing.enabled:
+            timing.log.info("OLED: %d bytes on I2C in %.1f ms", self.last_bytes,
+                            (time.perf_counter() - started) * 1e3)
+
+    def command(self, *cmd):
+        super().command(*cmd)
+        self.last_bytes += 2 + len(cmd)
+
+    def data(self, data):
+        super().data(data)
+        self.last_bytes += 2 + len(data)
+
+
+class PartialSSD1306(_Partial, ssd1306):
+    """luma's ssd1306 (128x64), writing only the changed windows; see the module's text."""
+
+    def __init__(self, serial_interface=None, width=128, height=64, rotate=0, **kwargs):
+        self._ram = None
+        self._window = None  # (c0, c1, p0, p1) set in the controller, its pointer at the start
+        super().__init__(serial_interface, width, height, rotate, **kwargs)
+
+    def _write(self, new, c0, c1, p0, p1):
+        window = (c0 + self._colstart, c1 + self._colstart, p0, p1)
+        was, self._window = self._window, None  # unknown until the data has gone through
+        if was != window:
+            self.command(self._const.COLUMNADDR, *window[:2], self._const.PAGEADDR, p0, p1)
+        self.data(b"".join(new[p][c0:c1 + 1] for p in range(p0, p1 + 1)))
+        self._window = window
+
+    def _full(self, new):
+        self._write(new, 0, self._w - 1, 0, self._pages - 1)
+
+    def _changes(self, old, new):
+        cost, plan = _plan(old, new)
+        if cost >= WINDOW_COST + self._w * self._pages:
+            plan = [(0, self._w - 1, 0, self._pages - 1)]
+        for window in plan:
+            self._write(new, *window)
+
+    def cleanup(self):
+        self._ram = None
+        super().cleanup()
+
+
+def _plan(old, new):
+    """Windows ``(c0, c1, p0, p1)`` covering every changed byte at the fewest bytes on the wire:
+    the pages split into bands of consecutive pages, each band written as the runs of the
+    columns changed in any of its pages (a dynamic programme over the bands)."""
+    pages = len(new)
+    changed = [{x for x in range(len(n)) if o[x] != n[x]} if o != n else set()
+               for o, n in zip(old, new)]
+    best = [(0, [])] + [None] * pages
+    for j in range(1, pages + 1):
+        cols = set()
+        for i in range(j - 1, -1, -1):  # the band of pages i .. j-1
+            cols |= changed[i]
+            if not cols:
+                best[j] = best[i]
+                continue
+            height = j - i
+            runs = _runs(sorted(cols), -(-WINDOW_COST // height))
+            cost = best[i][0] + sum(WINDOW_COST + (c1 - c0 + 1) * height for c0, c1 in runs)
+            if best[j] is None or cost < best[j][0]:
+                best[j] = (cost, best[i][1] + [(c0, c1, i, j - 1) for c0, c1 in runs])
+    return best[pages]
+
+
+def _runs(columns, join):
+    """Sorted columns as runs ``(first, last)``, joined across gaps shorter than ``join``."""
+    runs = []
+    for x in columns:
+        if runs and x - runs[-1][1] - 1 < join:
+            runs[-1][1] = x
+        else:
+            runs.append([x, x])
+    return runs
+
+
+class PartialSH1106(_Partial, sh1106):
+    """luma's sh1106 (128x64 shown of its 132x64 RAM), writing only the changed runs of each
+    page with page addressing; see the module's text."""
+
+    def __init__(self, serial_interface=None, width=128, height=64, rotate=0, **kwargs):
+        self._ram = None
+        super().__init__(serial_interface, width, height, rotate, **kwargs)
+
+    def _write(self, new, page, c0, c1):
+        col = c0 + self._page_address_offset
+        self.command(0xB0 | page, col & 0x0F, 0x10 | col >> 4)
+        self.data(new[page][c0:c1 + 1])
+
+    def _full(self, new):
+        for page in range(self._pages):
+            self._write(new, page, 0, self._w - 1)
+
+    def _changes(self, old, new):
+        for page, (o, n) in enumerate(zip(old, new)):
+            runs = _runs([x for x in range(len(n)) if o[x] != n[x]], RUN_COST) if o != n else []
+            if sum(RUN_COST + c1 - c0 + 1 for c0, c1 in runs) >= RUN_COST + self._w:
+                runs = [(0, self._w - 1)]
+            for c0, c1 in runs:
+                self._write(new, page, c0, c1)
+
+    def cleanup(self):
+        self._ram = None
+        super().cleanup()
+
+
+DRIVERS = {"ssd1306": PartialSSD1306, "sh1106": PartialSH1106}
+
+
+class capture_i2c(i2c):
+    """luma's I2C interface whose bus keeps each transaction as ``(address, bytes)`` in
+    ``transactions`` instead of sending it. Data goes out as on the box (luma's managed
+    smbus2 path: one ``i2c_rdwr`` message per ``data()``, made by smbus2's ``i2c_msg``)."""
+
+    def __init__(self, address=0x3C):
+        import smbus2
+
+        self.transactions = []
+        super().__init__(bus=self, address=address)
+        self._managed = True
+        self._i2c_msg_write = smbus2.i2c_msg.write
+
+    # the bus (smbus2.SMBus's methods that luma's i2c calls)
+    def write_i2c_block_data(self, address, register, data):
+        self.transactions.append((address, bytes([register, *data])))
+
+    def i2c_rdwr(self, *messages):
+        self.transactions.extend((m.addr, bytes(m)) for m in messages)
+
+    def close(self):
+        pass
+
+    def wire_bytes(self):
+        """Bytes on the wire so far: each transaction's address byte and its payload."""
+        return sum(1 + len(payload) for _, payload in self.transactions)

@@ -1,0 +1,372 @@
+"""The reader adapter: a thread that reads the pads' firmware over USB serial.
+
+``Reader(port, queue).start()`` opens the port with pyserial, turns protocol
+lines (firmware/PROTOCOL.md) into TagArrived/TagRemoved/PadConflict/PadCleared
+and ReaderStatus events on the daemon's queue, and never dies: a bad line is
+refused with a counted, logged reason; an unplug (SerialException, OSError or
+termios.error, depending on the call that notices) closes the port and reopens
+it with growing back-off. ``Tracker`` is the pure part, testable without a port.
+"""
+import logging
+import queue
+import threading
+import time
+from collections import Counter
+
+import serial
+import termios
+
+from assistant.hw import protocol
+from assistant.hw.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved, post
+from assistant.hw.protocol import MANY, BadLine
+from assistant.repeated import Repeated
+
+log = logging.getLogger(__name__)
+LINK_ERRORS = (serial.SerialException, OSError, termios.error)
+STALE_WINDOW = 64  # a seq this far behind the last is an old line, not a restart
+
+
+class Tracker:
+    """Turns good lines into events, spots doubled, dropped and corrupted lines and
+    restarts, and keeps its own view of every pad so a ``STATE`` snapshot can
+    fill in what was lost. ``want_sync`` asks the owner to send ``SYNC``."""
+
+    def __init__(self):
+        self.pads = {}  # pad -> uid or MANY; absent = empty
+        self.last_seq = None
+        self.boot = None
+        self.version = None
+        self.want_sync = False
+        self.counts = Counter()  # refused reasons, "duplicate", "dropped", "restart", ...
+        self.status = {}  # pad -> the last STATUS fields
+        self.npads = protocol.MAX_PADS  # from HELLO; a snapshot is STATE 1..npads
+        self.good = 0  # lines accepted
+        self.losses = 0  # lost or refused lines: each may have been a tap
+        self.snapshots = 0  # complete STATE snapshots received
+        self._losses_at_snapshot = 0
+        self._last_line = b""
+        self.held = []  # lines behind the last one, held until the next line says what they are
+        self.repeated = Repeated(log, logging.INFO)
+
+    def link_opened(self):
+        """A fresh connection: sequence numbers start over, the pads are re-read."""
+        self.last_seq = None
+        self.held = []
+        self.want_sync = True
+
+    def feed(self, line):
+        """Events for one received line (bytes, no newline needed)."""
+        try:
+            msg = protocol.parse(line)
+        except BadLine as e:
+            self.counts[e.reason] += 1
+            self._lost()  # the line may have been a tap: ask for the truth
+            # the line itself is not logged: it may carry the tag of a face-down card
+            log.warning("reader line refused (%s), %d bytes", e.reason, len(e.line))
+            return []
+        self.good += 1
+        line = line.rstrip(b"\r\n")
+        if self._is_copy(msg, line):
+            self.counts["duplicate"] += 1
+            log.warning("reader line %d arrived twice: dropped the copy", msg.seq)
+            return []
+        self._last_line = line
+        out = self._sequence(msg)
+        if out is None:
+            return []
+        return out + self._handle(msg)
+
+    def _handle(self, msg):
+        return getattr(self, "_on_" + msg.kind.lower())(msg)
+
+    def _is_copy(self, msg, line):
+        if self.held:
+            return msg.seq == self.held[-1].seq and line == self._last_line
+        return msg.seq == self.last_seq and line == self._last_line
+
+    def _sequence(self, msg):
+        """Events that the line's number implies, [] to go on, or None to hold or drop the line."""
+        last = self.last_seq
+        if msg.kind == "HELLO":
+            self._drop_held()
+            self.last_seq = msg.seq
+            return self._restart(msg, protocol.hello_info(msg).get("boot"))
+        new_boot = msg.kind == "HB" and self.boot is not None and msg.fields[0] != self.boot
+        if self.held:
+            old_goes_on = msg.seq == (last + 1) % protocol.SEQ_MOD  # checked first: it wins a tie
+            if new_boot or (not old_goes_on and msg.seq == (self.held[-1].seq + 1) % protocol.SEQ_MOD):
+                return self._reboot_without_hello(msg)
+            self._drop_held()  # the old sequence goes on (or neither does): they were stale
+        self.last_seq = msg.seq
+        if last is None or msg.seq == (last + 1) % protocol.SEQ_MOD or new_boot:
+            return []  # a new boot id: _on_hb says it restarted
+        behind = (last - msg.seq) % protocol.SEQ_MOD
+        if behind < STALE_WINDOW:
+            # a stale copy, or the first line of a boot whose HELLO was lost: the next line tells
+            self.last_seq = last
+            self.held.append(msg)
+            self._lost()
+            return None
+        lost = (msg.seq - last - 1) % protocol.SEQ_MOD
+        self.counts["dropped"] += lost
+        self._lost()
+        log.warning("reader lines %d..%d lost (%d): asking for the pads' state", (last + 1) % protocol.SEQ_MOD,
+                    (msg.seq - 1) % protocol.SEQ_MOD, lost)
+        return []
+
+    def _drop_held(self):
+        if self.held:
+            self.counts["out of order"] += len(self.held)
+            log.warning("reader lines %s after %d: refused as stale", ",".join(str(m.seq) for m in self.held),
+                        self.last_seq)
+            self.held = []
+
+    def _reboot_without_hello(self, msg):
+        """The held lines began a new boot whose HELLO was lost: say so, then apply them in order."""
+        held, self.held = self.held, []
+        self.last_seq = msg.seq
+        self.boot = msg.fields[0] if msg.kind == "HB" else None  # the next heartbeat names it
+        self.counts["restart"] += 1
+        self.counts["hello lost"] += 1
+        self._lost()
+        log.warning("reader firmware restarted and its HELLO line was lost; %d held line(s) applied", len(held))
+        out = [ReaderStatus(True, "card reader restarted")]
+        for m in held:
+            out += self._handle(m)
+        return out
+
+    def _lost(self):
+        self.losses += 1
+        self.want_sync = True
+
+    def _restart(self, msg, boot):
+        known = self.boot is not None
+        self.boot = boot
+        if msg.kind == "HELLO":
+            info = protocol.hello_info(msg)
+            self.version = info["version"]
+            if info.get("pads", "").isdigit() and 1 <= int(info["pads"]) <= protocol.MAX_PADS:
+                self.npads = int(info["pads"])
+        self._lost()  # a settled firmware answers SYNC; a booting one sends its snapshot anyway
+        if known:
+            self.counts["restart"] += 1
+            log.warning("reader firmware restarted (boot %s)", boot)
+            return [ReaderStatus(True, "card reader restarted")]
+        return [ReaderStatus(True, f"card reader firmware {self.version or '?'} ready")]
+
+    # --- pads
+    def _move(self, pad, new, inferred=False):
+        """Events that take our view of ``pad`` from what it was to ``new``."""
+        old = self.pads.get(pad, "")
+        if old == new:
+            return []
+        out = [PadCleared(pad) if old == MANY else TagRemoved(pad, old, inferred)] if old else []
+        if new == MANY:
+            out.append(PadConflict(pad))
+        elif new:
+            out.append(TagArrived(pad, new, inferred))
+        if new:
+            self.pads[pad] = new
+        else:
+            self.pads.pop(pad, None)
+        return out
+
+    def _implied(self, pad, was):
+        """Each change line says what the pad held before it (ARRIVE and CONFLICT:
+        nothing; REMOVE: that tag; CLEAR: a conflict). If we believed otherwise,
+        a line was lost: post the change it carried."""
+        if self.pads.get(pad, "") == was:
+            return []
+        self.counts["recovered"] += 1
+        log.warning("pad %d: a lost line is implied; recovering", pad)
+        return self._move(pad, was, inferred=True)
+
+    def _on_arrive(self, m):
+        self.repeated.ended(("conflict", m.pad), f"pad {m.pad}: reads one tag again")
+        return self._implied(m.pad, "") + self._move(m.pad, m.uid)
+
+    def _on_remove(self, m):
+        return self._implied(m.pad, m.uid) + self._move(m.pad, "")
+
+    def _on_conflict(self, m):
+        # a pile at the edge of a pad's field can conflict and clear many times a minute: its
+        # start is logged, then counted until the pad reads a single tag again
+        self.repeated.happened(("conflict", m.pad), f"pad {m.pad}: two or more tags at once (conflict)")
+        return self._implied(m.pad, "") + self._move(m.pad, MANY)
+
+    def _on_clear(self, m):
+        return self._implied(m.pad, MANY) + self._move(m.pad, "")
+
+    def _on_state(self, m):
+        if m.pad == 1:
+            self._losses_at_snapshot = self.losses
+        if m.pad == self.npads:
+            self.snapshots += 1
+            if self.losses == self._losses_at_snapshot:
+                self.want_sync = False  # nothing went missing since this snapshot began
+        return self._move(m.pad, m.uid, inferred=True)
+
+    def _on_hb(self, m):
+        if self.boot is not None and m.fields[0] != self.boot:
+            self.last_seq = m.seq  # a new boot's numbering
+            return self._restart(m, m.fields[0])
+        self.boot = m.fields[0]
+        return []
+
+    def _on_status(self, m):
+        self.status[m.pad] = m.fields[1:]
+        if m.fields[1] != "ok":
+            log.warning("pad %d: no MFRC522 answers (version %s): check its wiring", m.pad, m.fields[2])
+        return []
+
+    def _on_err(self, m):
+        log.warning("reader refused a command: %s", " ".join(m.fields))
+        return []
+
+    def _on_pong(self, m):
+        return []
+
+    _on_ok = _on_hello = _on_pong
+
+
+class Reader:
+    """The serial thread. ``events`` is the daemon's queue; ``port`` a path such
+    as /dev/card-reader (the udev rule in hardware/ makes that name)."""
+
+    def __init__(self, port, events, *, baudrate=115200, backoff=(0.1, 5.0), silence=5.0):
+        self.port = port
+        self.events = events
+        self.baudrate = baudrate
+        self.backoff = backoff
+        self.silence = silence
+        self.tracker = Tracker()
+        self.counts = self.tracker.counts
+        self._stop = threading.Event()
+        self._thread = None
+        self._serial = None
+        self._send_lock = threading.Lock()
+        self._seq = 0
+        self._up = None  # last link state posted
+        self._repeated = Repeated(log)  # a retry every 5 s is two log lines, not 17,000 a day
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, name="card-reader", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout=5.0):
+        self._stop.set()
+        with self._send_lock:  # wake a read that is waiting for a byte (pyserial's abort pipe)
+            if self._serial is not None:
+                try:
+                    self._serial.cancel_read()
+                except LINK_ERRORS:
+                    pass
+        if self._thread:
+            self._thread.join(timeout)
+
+    def send(self, body):
+        """Send one command (``PING x``, ``LED 2 on``, ``BEEP 1 100``, ``STATUS``, ``SYNC``); False if the link is down."""
+        with self._send_lock:
+            ser = self._serial
+            if ser is None:
+                return False
+            line = protocol.frame(self._seq, body)
+            self._seq = (self._seq + 1) % protocol.SEQ_MOD
+            try:
+                ser.write(line)
+                return True
+            except LINK_ERRORS as e:
+                log.warning("reader: could not send %s: %s", body, e)
+                return False
+
+    def _post(self, event):
+        if isinstance(event, ReaderStatus):
+            if event.connected == self._up and not event.connected:
+                return  # one "down" per outage, not one per retry
+            self._up = event.connected
+        post(self.events, event, self._stop)  # a full queue: wait, and read nothing meanwhile
+
+    def _run(self):
+        delay = self.backoff[0]
+        while not self._stop.is_set():
+            try:
+                # exclusive: two programs reading one port would each get half the lines
+                # a read waits up to 0.5 s for a byte: few idle wake-ups (a Pi Zero is slow)
+                ser = serial.Serial(self.port, self.baudrate, timeout=0.5, exclusive=True)
+            except (*LINK_ERRORS, ValueError) as e:
+                self.counts["open failed"] += 1
+                busy = "exclusively lock" in str(e)
+                self._post(ReaderStatus(False, f"card reader busy: another program has {self.port} open"
+                                        if busy else f"card reader not found at {self.port}"))
+                self._repeated.happened("open", f"reader: cannot open {self.port} ({e}); retrying "
+                                        f"every {self.backoff[1]:g} s at most")
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.backoff[1])
+                continue
+            delay = self.backoff[0]
+            self._repeated.ended("open", f"reader: {self.port} opened")
+            try:
+                self._pump(ser)
+            except LINK_ERRORS as e:
+                self.counts["unplugged"] += 1
+                log.warning("reader link lost: %s", e)
+                self._post(ReaderStatus(False, "card reader unplugged"))
+            except Exception:  # a bug here must not silence the table: log it, reopen
+                self.counts["internal error"] += 1
+                log.exception("reader thread error; reopening the port")
+                self._post(ReaderStatus(False, "card reader error"))
+                self._stop.wait(delay)
+            finally:
+                with self._send_lock:
+                    self._serial = None
+                try:
+                    ser.close()
+                except LINK_ERRORS:
+                    pass
+
+    def _pump(self, ser):
+        with self._send_lock:
+            self._serial = ser
+        t = self.tracker
+        t.link_opened()
+        self._post(ReaderStatus(True, "card reader connected"))
+        buf, skipping, quiet = bytearray(), False, False
+        last_good, good, sync_at, sync_snap = time.monotonic(), t.good, 0.0, None
+        try:
+            while not self._stop.is_set():
+                now = time.monotonic()
+                if t.want_sync and (sync_snap != t.snapshots or now - sync_at > 1.0):
+                    # one SYNC at a time: its snapshot answers every loss seen before it
+                    sync_at, sync_snap = now, t.snapshots
+                    self.send("SYNC")
+                data = ser.read(ser.in_waiting or 1)
+                if not data:
+                    if self.silence and not quiet and now - last_good > self.silence:
+                        quiet = True
+                        self.counts["silent"] += 1
+                        self._post(ReaderStatus(False, "card reader not answering"))
+                    continue
+                buf += data
+                while (end := buf.find(b"\n")) >= 0:
+                    line, buf = bytes(buf[:end]), buf[end + 1:]
+                    if skipping:
+                        skipping = False
+                        continue
+                    for event in t.feed(line):
+                        self._post(event)
+                if len(buf) > protocol.MAX_LINE + 2 and not skipping:
+                    t.feed(bytes(buf))  # refused as too long, and counted
+                    buf.clear()
+                    skipping = True
+                elif skipping:
+                    buf.clear()
+                if t.good != good:
+                    good, last_good = t.good, time.monotonic()
+                    if quiet:
+                        quiet = False
+                        self._post(ReaderStatus(True, "card reader answering again"))
+        finally:
+            if buf:
+                self.counts["cut off"] += 1
+                log.warning("reader: partial line of %d bytes discarded", len(buf))

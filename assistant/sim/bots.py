@@ -1,0 +1,230 @@
+"""Bots at the simulated table: whole matches through the full stack.
+
+The game bots (``TowersBot``, ``TwentyNineBot``) decide what the table does;
+this module does it the way people would: cards are tapped on the virtual
+pads (through the pty and the reader thread), decisions are made with the
+mock buttons (left/right to the choice on the screen, OK), claims through the
+menu (hold OK). After every action it checks that the box applied exactly that
+action, and after every match that every injected renege was proven and that
+no renege was proven that was not injected.
+"""
+import random
+import time
+
+from assistant.rules.scenario import format_action
+from assistant.box.table_view import choices_for, hand_open
+
+MENU_KINDS = ("claim", "accuse", "finish", "double", "redouble", "pair", "undo")
+
+
+class SimError(AssertionError):
+    """The box did something other than what the bot did at the table."""
+
+
+def pad_for(table, seat):
+    """The pad a seat taps on: its own, else the centre pad, else pad 0."""
+    pads = table.pads
+    role = f"P{seat + 1}" if seat is not None else "centre"
+    if role in pads:
+        return pads.index(role)
+    return pads.index("centre") if "centre" in pads else 0
+
+
+def _navigate(sim, count, current, target):
+    steps = (target - current) % count
+    name = "right"
+    if steps > count // 2:
+        steps, name = count - steps, "left"
+    for _ in range(steps):
+        sim.press(name)
+
+
+def choose(sim, action):
+    """Press left/right until ``action`` is the selected choice, then OK."""
+    while sim.table.alert is not None or sim.table.result is not None:
+        sim.press("back")  # read the alert or the hand's result, then Back, as a player would
+    options = choices_for(sim.table)
+    for i, (_, a) in enumerate(options):
+        if a == action:
+            _navigate(sim, len(options), sim.table.cursor % len(options), i)
+            sim.press("ok")
+            return
+    labels = [label for label, _ in options]
+    raise SimError(f"the screen offers {labels}, not {format_action(action, sim.table.match.seats)}")
+
+
+def menu_pick(sim, want):
+    """Open the menu (hold OK) and pick the first item whose label starts with ``want``."""
+    sim.hold("ok")
+    title, items, sel = sim.table.menu
+    for i, (label, _) in enumerate(items):
+        if label.startswith(want):
+            _navigate(sim, len(items), sel, i)
+            sim.press("ok")
+            return
+    sim.press("back")
+    raise SimError(f"the menu has no {want!r}: {[label for label, _ in items]}")
+
+
+def start_match(sim, game):
+    t = sim.table
+    if t.menu is None:
+        menu_pick(sim, "New match")
+        if t.menu[0] == "End this match?":  # a match left in play (an interrupted run): end it
+            menu_pick_open(sim, "Yes, new match")
+    menu_pick_open(sim, "Towers" if game == "towers" else "Twenty-Nine")
+    if game == "twenty-nine":  # the house rules from the config are offered: start with them
+        menu_pick_open(sim, "Start Twenty-Nine")
+    names = list(sim.players.values())
+    while t.seating is not None:  # each seat taps a player tag, in turn; OK seats a guest
+        seated = t.seating[2]
+        free = [n for n in names if n not in seated]
+        if free:
+            sim.tap_player(0, free[0])
+        else:
+            sim.press("ok")
+
+
+def menu_pick_open(sim, want):
+    """Pick from the menu already on the screen."""
+    title, items, sel = sim.table.menu
+    labels = [label for label, _ in items]
+    i = labels.index(want)
+    _navigate(sim, len(items), sel, i)
+    sim.press("ok")
+
+
+def perform(sim, action):
+    """Do ``action`` at the simulated table with pads and buttons."""
+    t = sim.table
+    e = t.match.engine
+    kind = action.kind
+    if kind == "flip":
+        for c in action.cards:
+            sim.tap(pad_for(t, None), c)
+    elif kind == "upcard":
+        sim.tap(pad_for(t, None), action.card)
+    elif kind == "play":
+        sim.tap(pad_for(t, e.to_act), action.card)
+    elif kind == "discard":
+        sim.tap(t.pads.index(f"P{e.dealer + 1}"), action.card)
+    elif kind == "trump":
+        sim.tap(pad_for(t, e.bidder), action.card)
+    elif kind == "hand":  # deal scan: the player taps each card of their hand on their pad
+        for c in action.cards:
+            sim.tap(pad_for(t, action.seat), c)
+    elif kind == "claim":
+        menu_pick(sim, "Claim")
+    elif kind == "finish":
+        menu_pick(sim, "Finish round")
+    elif kind in ("double", "redouble"):
+        menu_pick(sim, kind.capitalize())
+    elif kind == "pair":
+        seat = e.to_act if action.seat is None else action.seat
+        menu_pick(sim, f"Pair: {t.match.seats[seat]} ")
+    elif kind in MENU_KINDS:
+        raise SimError(f"the simulation's bots do not {kind}")
+    else:
+        choose(sim, action)
+
+
+def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
+    """Play ``matches`` whole matches; returns 0 when every injected renege was proven (or, with
+    deal scan, refused at once)."""
+    rng = random.Random(seed)
+    scan = sim.table.deal_scan
+    if scan and game != "towers":
+        raise SimError("the bots scan hands in towers only (Twenty-Nine scans come after the trump card)")
+    total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0, refused=0)
+    started = time.perf_counter()
+    for k in range(matches):
+        start_match(sim, game)
+        bot = _bot(game, seed * 1000 + k, 0.0 if scan else renege_rate, known_hands=scan)
+        proven = _play(sim, bot, rng, claim_rate, total, renege_rate if scan else 0.0)
+        injected = [tuple(x) for x in bot.injected_log]
+        got = [(r.seat, r.hand, r.trick) for r in proven]
+        total["injected"] += len(injected)
+        total["proven"] += len(got)
+        total["false"] += len([r for r in got if r not in injected])
+        total["missed"] += len([r for r in injected if r not in got])
+        m = sim.table.match
+        s = m.state()
+        total["actions"] += len(m.actions)  # one kind of action everywhere: a line of the record
+        out(f"match {k + 1}: winner {' and '.join(s['winner'])}, score {s['score']}, "
+            f"{len(m.actions)} actions recorded, reneges injected {len(injected)}, proven {len(got)}")
+    elapsed = time.perf_counter() - started
+    refused = f", illegal cards refused at once {total['refused']}" if scan else ""
+    out(f"{game}: {matches} matches, {total['actions']} actions recorded through the full stack "
+        f"in {elapsed:.1f} s; reneges injected {total['injected']}, proven {total['proven']}, "
+        f"false alerts {total['false']}, unproven {total['missed']}; claims {total['claims']}{refused}")
+    ok = total["injected"] == total["proven"] and not total["false"] and not total["missed"]
+    return 0 if ok else 1
+
+
+def _bot(game, seed, renege_rate, known_hands=False):
+    if game == "towers":
+        from assistant.sim.bot_towers import TowersBot
+        return TowersBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0,
+                         known_hands=known_hands, skip_discard_rate=0.0 if known_hands else 0.3)
+    from assistant.sim.bot_twentynine import TwentyNineBot
+    return TwentyNineBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0)
+
+
+def _try_renege(sim, bot, total):
+    """Deal scan: tap a card that does not follow (the box knows the hand) and check it is
+    refused at once, with a reason, and nothing applied (T9's correction)."""
+    from assistant.rules.towers import EFFECTIVE
+    e = sim.table.match.engine
+    seat, hand = e.to_act, sorted(bot.hands[e.to_act])
+    led = EFFECTIVE[e.trump][e.trick[0][1]]
+    others = [c for c in hand if EFFECTIVE[e.trump][c] != led]
+    if not others or len(others) == len(hand):
+        return
+    before = len(sim.table.match.actions)
+    sim.tap(pad_for(sim.table, seat), others[0])
+    alert = sim.table.alert
+    if len(sim.table.match.actions) != before or alert is None or sim.table.alert_cause != "must-follow":
+        raise SimError(f"an illegal card was not refused at once ({alert})")
+    total["refused"] += 1
+
+
+def _play(sim, bot, rng, claim_rate, total, try_rate=0.0):
+    m = sim.table.match
+    while m.engine.phase != "over":
+        e = m.engine
+        if not hand_open(e) and e.hand_no and rng.random() < claim_rate and any(
+                e.book.claimable(s) for s in range(2)):
+            before = len(m.actions)
+            menu_pick(sim, "Claim")
+            _check(sim, before, "claim")
+            total["claims"] += 1
+            continue
+        action = bot.next_action(e)
+        if action is None:
+            break
+        if try_rate and action.kind == "play" and e.trick and rng.random() < try_rate:
+            _try_renege(sim, bot, total)
+        before = len(m.actions)
+        perform(sim, action)
+        _check(sim, before, action)
+    return list(m.engine.book.proven)
+
+
+def _check(sim, before, action):
+    m = sim.table.match
+    if not isinstance(action, str) and action.kind == "flip":  # one tap, one flip line
+        want = [type(action)("flip", cards=(c,)) for c in action.cards]
+        if m.actions[before:] != want:
+            raise SimError(f"the box took {m.actions[before:]} for {_words(action, m)}")
+        return
+    if len(m.actions) != before + 1:
+        alert = sim.table.alert.text if sim.table.alert else "no alert"
+        raise SimError(f"the box did not take {_words(action, m)} ({alert})")
+    got = m.actions[-1]
+    loose = ("claim", "double", "redouble", "pair")  # the menu names the seat the engine defaults to
+    if got != action and not (got.kind == getattr(action, "kind", action) and got.kind in loose):
+        raise SimError(f"the box took {_words(got, m)} for {_words(action, m)}")
+
+
+def _words(action, m):
+    return action if isinstance(action, str) else format_action(action, m.seats)

@@ -1,0 +1,410 @@
+"""`card-assistant sim`: the whole box on a laptop, with simulated pins, display and reader.
+
+The same :class:`Box` as on the Pi, built with gpiozero's ``MockFactory`` for the
+buttons, buzzer and LED, luma's ``dummy`` device for the screen, and a real pty
+fed by the virtual firmware speaking the real wire protocol for the card pads.
+
+* Interactive: the screen is drawn in the terminal; type a card (``JS``, or
+  ``2 JS`` for pad 2) to tap it, ``a``/``d`` for left/right, Enter for OK,
+  ``b`` for Back, ``m`` to hold OK (menu), ``u`` to hold Back (undo), ``q`` to quit.
+* Bots: ``--bots`` plays whole matches through the full stack: the bots tap
+  cards on the virtual pads and press the mock buttons, inject reneges at
+  ``--renege-rate`` and the run ends with injected versus proven reneges.
+"""
+import dataclasses
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from assistant.cli import argument_parser
+from assistant.rules.cards import TWENTY_NINE_PACK, card_name, parse_card, CardError
+from assistant.hw.events import ButtonPressed, TagRemoved
+from assistant.sim.bots import pad_for
+
+HOLD_TIME = 0.05  # seconds: the simulated thumb holds a button this long for a hold
+
+
+def sim_uid(card):
+    """A 7-byte NTAG-style UID for each card of the simulated pack."""
+    return f"04{card:02X}5EED{card * 7 % 256:02X}{card * 13 % 256:02X}80"
+
+
+def player_uid(index):
+    """A 7-byte UID for the simulated player tag number ``index`` (never a card's)."""
+    return f"04{index:02X}9A7E{index * 7 % 256:02X}0000"
+
+
+def private_dir(folder):
+    """Make ``folder`` 0700 when this creates it (the journal's rule, whatever the umask)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        folder.mkdir(mode=0o700, parents=True)
+        os.chmod(folder, 0o700)
+
+
+def _loaded(load, path):
+    """What ``load(path)`` reads, or None when the file is missing or unusable."""
+    from assistant.box.deck import DeckError
+    try:
+        return load(path) if path.exists() else None
+    except DeckError:
+        return None
+
+
+class SimBox:
+    """The box on mock hardware; ``tap``/``press``/``hold`` act like hands at the table."""
+
+    def __init__(self, state_dir, game="towers", pads=("P1", "P2", "centre"), frames_dir=None,
+                 options=None, deal_scan=False, players=()):
+        from gpiozero.pins.mock import MockFactory
+
+        from assistant.box import config as config_mod
+        from assistant.box.deck import load_deck, save_deck
+        from assistant.sim.virtual_firmware import VirtualFirmware
+
+        self.state_dir = Path(state_dir)
+        private_dir(self.state_dir)
+        # written only when missing or different: a read-only state folder still starts (the box
+        # then shows its match read-only), and private like the journal (0600)
+        deck = {sim_uid(c): c for c in sorted(TWENTY_NINE_PACK)}
+        if _loaded(load_deck, self.state_dir / "deck.txt") != deck:
+            save_deck(deck, self.state_dir / "deck.txt")
+            os.chmod(self.state_dir / "deck.txt", 0o600)
+        self.players = {}  # uid -> name: each --player gets a tag (type the name to tap it)
+        if players:
+            from assistant.box.players import FILE, load_players, save_players
+            self.players = load_players(self.state_dir)
+            before = dict(self.players)
+            for name in players:
+                if name.lower() not in (n.lower() for n in self.players.values()):
+                    self.players[player_uid(len(self.players))] = name
+            if self.players != before or not (self.state_dir / FILE).exists():
+                save_players(self.players, self.state_dir)
+                os.chmod(self.state_dir / FILE, 0o600)
+        link_dir = self.state_dir  # a read-only state folder: the pty's link goes elsewhere
+        if not os.access(self.state_dir, os.W_OK):
+            link_dir = Path(tempfile.mkdtemp(prefix="card-assistant-sim-reader-"))
+        cfg = config_mod.Config()
+        game_cfg = dataclasses.replace(cfg.game, game=game, **(options or {}))
+        self.cfg = dataclasses.replace(
+            cfg, display=dataclasses.replace(cfg.display, driver="dummy"),
+            buttons=dataclasses.replace(cfg.buttons, hold_time=HOLD_TIME, bounce_time=0),
+            reader=dataclasses.replace(cfg.reader, device=str(link_dir / "card-reader")),
+            paths=dataclasses.replace(cfg.paths, state_dir=str(self.state_dir), deck="deck.txt"),
+            game=game_cfg, table=dataclasses.replace(cfg.table, pads=tuple(pads), deal_scan=deal_scan))
+        self.factory = MockFactory()
+        self.firmware = VirtualFirmware(self.cfg.reader.device, pads=len(pads)).plug()
+        self.frames_dir = frames_dir
+        self.box = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="box", daemon=True)
+        self.error = None
+
+    def start(self):
+        from assistant.hw.events import Tick
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RuntimeError(f"the simulated box did not start: {self.error}")
+        if self.error is not None:
+            raise RuntimeError(f"the simulated box did not start: {self.error!r}")
+        self.box.events.put(Tick())  # handled after run()'s first show(): the first frame exists
+        self.settle()
+        return self
+
+    def _run(self):
+        from assistant.box.daemon import load_deck_or_warn, run_box
+        deck, problem = load_deck_or_warn(self.state_dir / "deck.txt")
+
+        def on_box(box):
+            self.box = box
+            self._ready.set()
+        try:
+            status = run_box(self.cfg, str(self.state_dir), deck, problem, pin_factory=self.factory,
+                             frames_dir=self.frames_dir, on_box=on_box)
+            if self.box is None:  # it gave up before running (the reason is in the log)
+                self.error = f"the box exited with status {status} before it ran"
+        except BaseException as e:  # reported by start() or stop()
+            self.error = e
+        finally:
+            self._ready.set()
+
+    def stop(self):
+        from assistant.box.daemon import Stop
+        if self.box is not None:
+            self.box.events.put(Stop())
+        self._thread.join(30)
+        self.firmware.unplug()
+        if self.error is not None:
+            raise RuntimeError(f"the simulated box failed: {self.error!r}")
+
+    # -- hands at the table ------------------------------------------------------------
+
+    def settle(self):
+        """Wait until every event posted so far has been handled."""
+        self.box.events.join()
+
+    def _count(self, kind):
+        return self.box.counts.get(kind, 0)
+
+    def tap(self, pad, card):
+        """Put a card on pad index ``pad`` (0 is the wire's pad 1) and lift it: one arrival
+        and one removal, through the pty."""
+        before = self._count(TagRemoved)
+        self.firmware.tap(pad + 1, sim_uid(card))
+        self.box.wait_counted(TagRemoved, before + 1)
+        self.settle()
+
+    def tap_player(self, pad, name):
+        """Tap the simulated player tag of ``name`` on pad index ``pad``."""
+        uid = next(u for u, n in self.players.items() if n.lower() == name.lower())
+        before = self._count(TagRemoved)
+        self.firmware.tap(pad + 1, uid)
+        self.box.wait_counted(TagRemoved, before + 1)
+        self.settle()
+
+    def _pin(self, name):
+        return self.factory.pin(getattr(self.cfg.pins, name))
+
+    def press(self, name):
+        before = self._count(ButtonPressed)
+        pin = self._pin(name)
+        pin.drive_low()
+        pin.drive_high()
+        self.box.wait_counted(ButtonPressed, before + 1)
+        self.settle()
+
+    def hold(self, name):
+        before = self._count(ButtonPressed)
+        pin = self._pin(name)
+        pin.drive_low()
+        self.box.wait_counted(ButtonPressed, before + 1)  # gpiozero's hold timer fired
+        pin.drive_high()
+        self.settle()
+
+    @property
+    def table(self):
+        return self.box.table
+
+
+PAD_ROLES = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4", "centre")}
+DEFAULT_PADS = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4")}
+
+
+def parse_args(argv):
+    """The arguments, every one checked before anything starts (argparse's one-line errors)."""
+    p = argument_parser("card-assistant sim", description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", choices=("towers", "twenty-nine"), default=None,
+                   help="default: the game of the match in play in --state-dir, else towers")
+    p.add_argument("--bots", action="store_true", help="let bots play whole matches")
+    p.add_argument("--matches", type=int, default=1, help="with --bots: how many matches (1 or more)")
+    p.add_argument("--seed", type=int, default=1, help="with --bots: the seed of the deals and choices")
+    p.add_argument("--renege-rate", type=float, default=0.0,
+                   help="with --bots: the share of plays that renege when able, 0 to 1")
+    p.add_argument("--frames", metavar="DIR", help="save every displayed frame as PNG")
+    p.add_argument("--state-dir", help="journal and deck (default: a new temporary directory)")
+    p.add_argument("--pads", default=None,
+                   help="pad roles in the reader's pad order, e.g. P1,P2,centre (default: "
+                        "P1,P2,centre for towers, P1,P2,P3,P4 for Twenty-Nine)")
+    p.add_argument("--deal-scan", action="store_true", help="players scan their hands before play")
+    p.add_argument("--player", action="append", default=[], metavar="NAME",
+                   help="a player with a tag (repeat it); at the keyboard type the name to tap the tag")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Twenty-Nine house rule, e.g. --option pair=on")
+    p.add_argument("--verbose", action="store_true", help="log every action (public ones only)")
+    p.add_argument("--club", action="store_true",
+                   help="with --bots: a club night (a private Mosquitto, the board, --tables boxes)")
+    p.add_argument("--tables", type=int, default=8, help="with --club: how many tables (1 to 200)")
+    p.add_argument("--chaos", action="store_true",
+                   help="with --club: kill the broker and the board, drop connections, as it plays")
+    args = p.parse_args(argv)
+    if args.club and not args.bots:
+        p.error("--club plays with bots: add --bots")
+    if args.club:  # a club night's tables play towers with their own bots: say what it ignores
+        ignored = [flag for flag, given in (
+            (f"--game {args.game}", args.game not in (None, "towers")), ("--frames", args.frames),
+            ("--pads", args.pads), ("--deal-scan", args.deal_scan), ("--player", args.player),
+            ("--option", args.option), ("--renege-rate", args.renege_rate)) if given]
+        if ignored:
+            p.error(f"--club plays towers on every table and takes no {', '.join(ignored)}")
+    if (args.tables != 8 or args.chaos) and not args.club:
+        p.error("--tables and --chaos go with --club")
+    if not 1 <= args.tables <= 200:
+        p.error(f"--tables must be 1 to 200, not {args.tables}")
+    if args.matches < 1:
+        p.error(f"--matches must be 1 or more, not {args.matches}")
+    if not 0.0 <= args.renege_rate <= 1.0:  # NaN fails both comparisons, so it is refused too
+        p.error(f"--renege-rate is a share of plays, from 0 to 1, not {args.renege_rate}")
+    if args.game is None:
+        args.game = (args.state_dir and journal_game(args.state_dir)) or "towers"
+    roles = PAD_ROLES[args.game]
+    if args.pads is None:
+        args.pads = DEFAULT_PADS[args.game]
+    else:
+        pads = tuple(x.strip() for x in args.pads.split(","))
+        wrong = [x for x in pads if x not in roles]
+        if wrong or not 1 <= len(pads) <= 4 or len(set(pads)) != len(pads):
+            p.error(f"--pads {args.pads!r} does not fit {args.game}: name 1 to 4 different pads "
+                    f"of {', '.join(roles)}, separated by commas")
+        args.pads = pads
+    from assistant.box.config import GAME_OPTIONS
+    options = {}
+    for opt in args.option:
+        if args.game == "towers":
+            p.error(f"--option {opt!r}: house rules are for Twenty-Nine; towers has none "
+                    f"(add --game twenty-nine)")
+        key, _, value = (x.strip() for x in opt.partition("="))
+        allowed = GAME_OPTIONS.get(key)
+        if allowed is None:
+            p.error(f"unknown house rule {key!r} (known: {', '.join(GAME_OPTIONS)})")
+        if value not in [str(v) for v in allowed]:
+            p.error(f"{key} takes {' or '.join(map(str, allowed))}, not {value!r}")
+        options[key] = int(value) if value.isdigit() else value
+    args.options = options
+    from assistant.box.players import PlayersError, check_name
+    given = {}
+    for i, name in enumerate(args.player):
+        try:
+            given[i] = check_name(name, given)  # names that differ only in case: refused
+        except PlayersError as e:
+            p.error(f"--player {name[:40]}: {e}")
+    if args.bots and args.deal_scan and args.game != "towers":
+        p.error("with --deal-scan the bots play towers only (Twenty-Nine scans come after the trump card)")
+    for flag, folder in (("--state-dir", args.state_dir), ("--frames", args.frames)):
+        if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
+            p.error(f"{flag} {folder}: that is a file, not a folder")
+    return args
+
+
+def journal_game(state_dir):
+    """The game of the match in play in ``state_dir``'s journal, or None (none, over, unreadable:
+    the box says why when it starts)."""
+    import sqlite3
+    from assistant.box.journal import Journal, JournalError
+    path = Path(state_dir) / "journal.sqlite3"
+    if not path.is_file():
+        return None
+    try:
+        journal = Journal(str(path), readonly=True)
+        try:
+            match, _, _ = journal.read()
+        finally:
+            journal.close()
+    except (JournalError, sqlite3.Error, OSError, ValueError):
+        return None
+    if match is None or match.engine.phase == "over":
+        return None
+    return match.game
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.club:
+        return club_main(args)
+    import logging
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        state_dir = args.state_dir or tempfile.mkdtemp(prefix="card-assistant-sim-")
+        private_dir(state_dir)
+        if args.frames is not None:
+            Path(args.frames).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"card-assistant sim: cannot make the folder {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    try:
+        sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan,
+                     args.player).start()
+    except (RuntimeError, OSError) as e:
+        print(f"card-assistant sim: {e}", file=sys.stderr)
+        return 1
+    try:
+        if args.bots:
+            from assistant.hw.display import to_terminal
+            from assistant.sim.bots import run_bots
+            status = run_bots(sim, args.game, args.matches, args.seed, args.renege_rate)
+            print("the last frame on the OLED:")
+            print(to_terminal(sim.box.frame, compact=True))
+            return status
+        return interactive(sim)
+    finally:
+        sim.stop()
+
+
+def club_main(args):
+    from assistant.club.broker import BrokerMissing
+    from assistant.club.club_sim import run_club
+    try:
+        status, _ = run_club(args.tables, args.matches, args.seed, args.chaos, folder=args.state_dir)
+    except (BrokerMissing, RuntimeError, OSError) as e:
+        print(f"card-assistant sim --club: {e}", file=sys.stderr)
+        return 1
+    return status
+
+
+def screen_words(view):
+    """The frame's gist in plain words, from the View (public information only): the menu
+    with its selected item in brackets, else the prompt; then the alert, if any."""
+    if view.menu is not None:
+        items = [f"[{x}]" if i == view.menu.selected else x for i, x in enumerate(view.menu.items)]
+        words = f"{view.menu.title}: {' '.join(items)}"
+    else:
+        words = f"{view.phase}: {view.prompt}".replace("\n", " / ")  # the prompt's lines
+    if view.alert is not None:
+        words += f" | {view.alert.kind}: {view.alert.text}"
+    return words
+
+
+# typed word -> (gesture, button)
+KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "left": ("press", "left"),
+        "d": ("press", "right"), "right": ("press", "right"), "b": ("press", "back"),
+        "back": ("press", "back"), "m": ("hold", "ok"), "menu": ("hold", "ok"),
+        "u": ("hold", "back"), "undo": ("hold", "back")}
+
+
+def interactive(sim):
+    from assistant.hw.display import to_terminal
+    print("card-assistant sim: type a card (JS, or '2 JS' for pad 2), a/d left/right, Enter OK,\n"
+          "b Back, m menu (hold OK), u undo (hold Back), q quit."
+          + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
+    while True:
+        print(to_terminal(sim.box.frame))
+        print("  screen: " + screen_words(sim.box.view))
+        try:
+            line = input("> ").strip()
+        except EOFError:
+            return 0
+        word = line.lower()
+        if word == "q":
+            return 0
+        if word in KEYS:
+            gesture, button = KEYS[word]
+            getattr(sim, gesture)(button)
+        elif any(word.split()[-1] == n.lower() for n in sim.players.values()):  # a player's tag
+            parts = line.split()
+            pad = int(parts[0]) - 1 if len(parts) == 2 and parts[0].isdigit() else 0
+            if 0 <= pad < len(sim.table.pads):
+                sim.tap_player(pad, parts[-1])
+                print(f"  tapped {parts[-1]}'s player tag on pad {pad + 1}")
+        else:
+            parts = line.split()
+            try:
+                if len(parts) == 2 and parts[0].isdigit():
+                    pad, card = int(parts[0]) - 1, parse_card(parts[1])
+                else:
+                    card = parse_card(line)
+                    e = sim.table.match.engine if sim.table.match else None
+                    pad = pad_for(sim.table, getattr(e, "to_act", None))
+            except (CardError, ValueError) as err:
+                print(f"  {str(err)[:160]}")  # a pasted screenful is not echoed back whole
+                continue
+            if not 0 <= pad < len(sim.table.pads):
+                print(f"  there is no pad {pad + 1}")
+                continue
+            sim.tap(pad, card)
+            print(f"  tapped {card_name(card)} on pad {pad + 1}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
