@@ -123,7 +123,8 @@ class App:
             self.send("ERR - %s" % words)
             return
         cmd, args = words[0], words[1:]
-        handler = getattr(self, "cmd_" + cmd.lower(), None) if cmd.isalpha() else None
+        # a command word is upper-case letters only (PROTOCOL.md): "ping" is unknown, as "FOO" is
+        handler = getattr(self, "cmd_" + cmd.lower(), None) if cmd.isalpha() and cmd.isupper() else None
         if handler is None:
             self.send("ERR %d unknown command %s" % (seq, cmd[:16]))
             return
@@ -142,11 +143,15 @@ class App:
         self.send("PONG %s" % args[0])
 
     def cmd_sync(self, args):
+        if args:
+            return "sync takes no fields"
         if self.settled:  # before settling, the snapshot follows by itself
             for i in range(len(self.readers)):
                 self.send_state(i)
 
     def cmd_status(self, args):
+        if args:
+            return "status takes no fields"
         for i in range(len(self.readers)):
             self.send_status(i)
 

@@ -28,30 +28,43 @@ def frame(seq, body):
 
 
 def unframe(line):
-    """``(seq, words)`` for a good line, or ``(None, reason)`` for a bad one; never raises."""
-    if isinstance(line, (bytes, bytearray)):
-        for b in line:
-            if b > 126 or (b < 32 and b not in (9, 10, 13)):
-                return None, "not plain ASCII"
-        line = bytes(line).decode()
-    line = line.strip()
+    """``(seq, words)`` for a good line, or ``(None, reason)`` for a bad one; never raises.
+
+    Exactly PROTOCOL.md's grammar, as the host reads it: a decimal seq with no leading zero,
+    single spaces, nothing at either end but an optional CR; every byte before the ``*`` is
+    under the CRC, so nothing is trimmed before the check."""
+    if isinstance(line, str):
+        line = line.encode()
+    line = bytes(line)
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    for b in line:
+        if b > 126 or b < 32:
+            return None, "not plain ASCII"
     if len(line) > MAX_LINE:
         return None, "too long"
+    line = line.decode()
     star = line.rfind("*")
     if star < 0:
         return None, "no checksum"
     head, tail = line[:star], line[star + 1:]
     if len(tail) != 4 or [c for c in tail if c not in "0123456789ABCDEF"]:
         return None, "bad checksum field"
-    want = int(tail, 16)
-    if crc16(head.encode()) != want:
+    if crc16(head.encode()) != int(tail, 16):
         return None, "checksum mismatch"
-    words = head.split()
+    words = head.split(" ")
     if len(words) < 2 or not words[0].isdigit():
         return None, "no sequence number"
+    if (len(words[0]) > 1 and words[0][0] == "0") or len(words[0]) > 5:
+        return None, "sequence number not in decimal"
     seq = int(words[0])
     if seq >= SEQ_MOD:
         return None, "sequence number out of range"
+    for w in words:
+        if not w or "*" in w:
+            return None, "fields not separated by one space"
     return seq, words[1:]
 
 

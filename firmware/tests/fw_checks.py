@@ -81,6 +81,15 @@ def check_bad_frame_vectors():
         eq(proto.unframe(line), (None, v["reason"]), repr(line))
 
 
+def check_grammar_frame_vectors():
+    # the host's grammar, read the same way by the firmware: a lenient reader would act on lines
+    # the host would never send (a space in front, a leading zero, a tab)
+    for v in VECTORS["grammar_frames"]["bad"]:
+        eq(proto.unframe(v["line"].encode()), (None, v["reason"]), v["line"])
+    for line in VECTORS["grammar_frames"]["good"]:
+        eq(proto.unframe(line.encode())[0] is not None, True, line)
+
+
 def check_command_vectors():
     for v in VECTORS["commands"]:
         t = Table()
