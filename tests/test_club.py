@@ -44,11 +44,11 @@ def broker(tmp_path_factory):
 
 def bot_table(tmp_path, game, seed, name="t1", club="c"):
     """A box at the table layer: journal with its club outbox, table, and a bot."""
-    from assistant.sim.bots import _bot
+    from assistant.sim.bots import table_bot
     j = Journal(str(tmp_path / name / "journal.sqlite3"))
     j.outbox = ClubOutbox(club, name, j)
     t = Table(j, {}, game=game)
-    return j, t, _bot(game, seed, 0.05)
+    return j, t, table_bot(game, seed, 0.05)
 
 
 def play(table, bot, game, seats, limit=10_000):

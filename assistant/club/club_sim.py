@@ -57,15 +57,16 @@ class SimTable(threading.Thread):
             self.error = f"{type(e).__name__}: {e}"
 
     def _play(self):
-        from assistant.sim.bots import _bot
+        from assistant.rules.scenario import GAMES
+        from assistant.sim.bots import table_bot
         rng = random.Random(self.seed * 7919 + self.index)
         players = roster(200)
-        size = 2 if self.game == "towers" else 4
+        size = GAMES[self.game]  # seats
         for k in range(self.matches):
             seats = rng.sample(players[: max(8, 4 * size)], size)
             self.table.new_match(self.game, {}, seats=tuple(seats))
             self.events += 1
-            bot = _bot(self.game, self.seed * 100000 + self.index * 100 + k, 0.05)
+            bot = table_bot(self.game, self.seed * 100000 + self.index * 100 + k, 0.05)
             bot.claim_rate = 0.5
             m = self.table.match
             while m.engine.phase != "over":

@@ -62,7 +62,11 @@ def suit_words(suit):
 class Towers(Game):
     """The state of one towers match; see the module docstring for what it exposes."""
 
+    game, title = "towers", "Towers"  # the scenario's name, the name for people
     players = 2
+    partnerships = False  # one player a side: a side is a seat
+    side_of = (0, 1)
+    OPTIONS = OPTIONS     # no house rules
     pack = TOWERS_PACK
 
     def __init__(self, seats=("P1", "P2"), options=None):

@@ -102,7 +102,11 @@ def cards_of(mask):
 class TwentyNine(Game):
     """One match of Twenty-Nine; see the module docstring for what it exposes."""
 
+    game, title = "twenty-nine", "Twenty-Nine"  # the scenario's name, the name for people
     players = 4
+    partnerships = True   # P1+P3 (side 0) and P2+P4 (side 1)
+    side_of = SIDE_OF
+    OPTIONS = OPTIONS     # the house rules: key -> values, the default first
     __slots__ = (
         "seats", "after_call", "pair_on", "double_on", "pagat", "two_point",
         "flip", "book", "phase", "to_act", "dealer", "hand_no", "round_open",

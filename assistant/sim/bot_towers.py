@@ -22,6 +22,14 @@ PACK = sorted(TOWERS_PACK)
 
 
 class TowersBot:
+    scans_hands = True  # at the simulated table with deal scan, the bot taps every hand
+
+    @classmethod
+    def at_table(cls, seed, renege_rate, known_hands=False):
+        """The bot the simulated table plays with: claims and accusations come from the table."""
+        return cls(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0,
+                   known_hands=known_hands, skip_discard_rate=0.0 if known_hands else 0.3)
+
     def __init__(self, seed=None, renege_rate=0.0, known_hands=False, claim_rate=0.5,
                  accuse_rate=0.0, for_two_rate=0.1, skip_discard_rate=0.3):
         self.rng = random.Random(seed)
@@ -119,6 +127,14 @@ class TowersBot:
         card = rng.choice(cards)
         hand.discard(card)
         return Action("play", cards=(card,))
+
+    def failing_card(self, engine):
+        """A card of the seat to play that does not follow the led suit although the seat can
+        (deal scan: the box must refuse it at once, T9's correction), or None."""
+        trump, hand = engine.trump, sorted(self.hands[engine.to_act])
+        led = EFFECTIVE[trump][engine.trick[0][1]]
+        others = [c for c in hand if EFFECTIVE[trump][c] != led]
+        return others[0] if others and len(others) < len(hand) else None
 
     def _claim_or_accuse(self, engine):
         rng = self.rng

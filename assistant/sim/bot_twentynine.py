@@ -31,6 +31,14 @@ from assistant.rules.twentynine import BIT, SIDE_OF, SUIT_MASK, cards_of
 class TwentyNineBot:
     """``next_action(engine)`` gives the table's next action, or None once the match is over."""
 
+    scans_hands = False  # at the simulated table the bot does not tap hands:
+    no_scan = "Twenty-Nine scans come after the trump card"
+
+    @classmethod
+    def at_table(cls, seed, renege_rate, known_hands=False):
+        """The bot the simulated table plays with: claims and accusations come from the table."""
+        return cls(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0)
+
     def __init__(self, seed=None, renege_rate=0.0, known_hands=False, claim_rate=0.05,
                  accuse_rate=0.0, finish_rate=0.3, call_rate=0.5, seventh_rate=0.2,
                  bid_rate=0.4, double_rate=0.2, pair_rate=0.7):

@@ -8,13 +8,30 @@ menu (hold OK). After every action it checks that the box applied exactly that
 action, and after every match that every injected renege was proven and that
 no renege was proven that was not injected.
 """
+import importlib
 import random
 import time
 
+from assistant.rules.match import engine_class
 from assistant.rules.scenario import format_action
 from assistant.box.table_view import choices_for, hand_open
 
 MENU_KINDS = ("claim", "accuse", "finish", "double", "redouble", "pair", "undo")
+# the bot of each game, as rules.match.ENGINES names its engine (imported when first used)
+BOTS = {"towers": ("assistant.sim.bot_towers", "TowersBot"),
+        "twenty-nine": ("assistant.sim.bot_twentynine", "TwentyNineBot")}
+
+
+def bot_class(game):
+    """The bot class of ``game``: it answers ``at_table(seed, renege_rate, known_hands)``,
+    ``scans_hands`` (else ``no_scan`` says why) and ``next_action(engine)``."""
+    module, name = BOTS[game]
+    return getattr(importlib.import_module(module), name)
+
+
+def table_bot(game, seed, renege_rate, known_hands=False):
+    """The bot that plays ``game`` at the simulated table."""
+    return bot_class(game).at_table(seed, renege_rate, known_hands=known_hands)
 
 
 class SimError(AssertionError):
@@ -72,9 +89,10 @@ def start_match(sim, game):
         menu_pick(sim, "New match")
         if t.menu[0] == "End this match?":  # a match left in play (an interrupted run): end it
             menu_pick_open(sim, "Yes, new match")
-    menu_pick_open(sim, "Towers" if game == "towers" else "Twenty-Nine")
-    if game == "twenty-nine":  # the house rules from the config are offered: start with them
-        menu_pick_open(sim, "Start Twenty-Nine")
+    rules = engine_class(game)
+    menu_pick_open(sim, rules.title)
+    if rules.OPTIONS:  # the house rules from the config are offered: start with them
+        menu_pick_open(sim, f"Start {rules.title}")
     names = list(sim.players.values())
     while t.seating is not None:  # each seat taps a player tag, in turn; OK seats a guest
         seated = t.seating[2]
@@ -133,13 +151,14 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
     deal scan, refused at once)."""
     rng = random.Random(seed)
     scan = sim.table.deal_scan
-    if scan and game != "towers":
-        raise SimError("the bots scan hands in towers only (Twenty-Nine scans come after the trump card)")
+    if scan and not bot_class(game).scans_hands:
+        raise SimError(f"the bots scan hands in {' and '.join(scanning_games())} only "
+                       f"({bot_class(game).no_scan})")
     total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0, refused=0)
     started = time.perf_counter()
     for k in range(matches):
         start_match(sim, game)
-        bot = _bot(game, seed * 1000 + k, 0.0 if scan else renege_rate, known_hands=scan)
+        bot = table_bot(game, seed * 1000 + k, 0.0 if scan else renege_rate, known_hands=scan)
         proven = _play(sim, bot, rng, claim_rate, total, renege_rate if scan else 0.0)
         injected = [tuple(x) for x in bot.injected_log]
         got = [(r.seat, r.hand, r.trick) for r in proven]
@@ -161,27 +180,20 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
     return 0 if ok else 1
 
 
-def _bot(game, seed, renege_rate, known_hands=False):
-    if game == "towers":
-        from assistant.sim.bot_towers import TowersBot
-        return TowersBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0,
-                         known_hands=known_hands, skip_discard_rate=0.0 if known_hands else 0.3)
-    from assistant.sim.bot_twentynine import TwentyNineBot
-    return TwentyNineBot(seed, renege_rate=renege_rate, claim_rate=0.0, accuse_rate=0.0)
+def scanning_games():
+    """The games whose bots tap their hands with deal scan."""
+    return [g for g in BOTS if bot_class(g).scans_hands]
 
 
 def _try_renege(sim, bot, total):
     """Deal scan: tap a card that does not follow (the box knows the hand) and check it is
     refused at once, with a reason, and nothing applied (T9's correction)."""
-    from assistant.rules.towers import EFFECTIVE
     e = sim.table.match.engine
-    seat, hand = e.to_act, sorted(bot.hands[e.to_act])
-    led = EFFECTIVE[e.trump][e.trick[0][1]]
-    others = [c for c in hand if EFFECTIVE[e.trump][c] != led]
-    if not others or len(others) == len(hand):
+    seat, card = e.to_act, bot.failing_card(e)
+    if card is None:
         return
     before = len(sim.table.match.actions)
-    sim.tap(pad_for(sim.table, seat), others[0])
+    sim.tap(pad_for(sim.table, seat), card)
     alert = sim.table.alert
     if len(sim.table.match.actions) != before or alert is None or sim.table.alert_cause != "must-follow":
         raise SimError(f"an illegal card was not refused at once ({alert})")

@@ -249,11 +249,14 @@ def parse_args(argv):
                     f"of {', '.join(roles)}, separated by commas")
         args.pads = pads
     from assistant.box.config import GAME_OPTIONS
+    from assistant.rules.match import ENGINES, engine_class
     options = {}
     for opt in args.option:
-        if args.game == "towers":
-            p.error(f"--option {opt!r}: house rules are for Twenty-Nine; towers has none "
-                    f"(add --game twenty-nine)")
+        if not engine_class(args.game).OPTIONS:
+            with_rules = [g for g in ENGINES if engine_class(g).OPTIONS]
+            p.error(f"--option {opt!r}: house rules are for "
+                    f"{' and '.join(engine_class(g).title for g in with_rules)}; {args.game} has none "
+                    f"(add --game {with_rules[0]})")
         key, _, value = (x.strip() for x in opt.partition("="))
         allowed = GAME_OPTIONS.get(key)
         if allowed is None:
@@ -269,8 +272,10 @@ def parse_args(argv):
             given[i] = check_name(name, given)  # names that differ only in case: refused
         except PlayersError as e:
             p.error(f"--player {name[:40]}: {e}")
-    if args.bots and args.deal_scan and args.game != "towers":
-        p.error("with --deal-scan the bots play towers only (Twenty-Nine scans come after the trump card)")
+    from assistant.sim.bots import bot_class, scanning_games
+    if args.bots and args.deal_scan and not bot_class(args.game).scans_hands:
+        p.error(f"with --deal-scan the bots play {' and '.join(scanning_games())} only "
+                f"({bot_class(args.game).no_scan})")
     for flag, folder in (("--state-dir", args.state_dir), ("--frames", args.frames)):
         if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
             p.error(f"{flag} {folder}: that is a file, not a folder")
