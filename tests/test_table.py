@@ -337,7 +337,7 @@ def test_scan_taps_on_a_finished_scan_say_why_and_back_takes_back_a_scan_card(tm
     for c in ("AS", "KS", "QS"):
         h.tap(1, c)
     h.press("back", held=True)
-    assert h.table.scans[0] == [parse_card("AS"), parse_card("KS")]
+    assert h.table.scan.cards[0] == [parse_card("AS"), parse_card("KS")]
     assert h.lines() == ["flip JH", "flip JS"]
     for c in ("QS", "AC", "KC", "QC", "AD"):
         h.tap(1, c)
@@ -522,7 +522,7 @@ def test_towers_up_card_during_a_deal_scan_asks_first(tmp_path):
     v = h.tap(3, "9H")
     assert v.phase == "menu" and v.menu.title == "P1, P2 not scanned" and v.menu.selected == 0
     h.press("ok")                               # "Keep scanning": nothing is lost
-    assert h.lines() == ["flip JH", "flip JS"] and h.table.scans[0] == [parse_card("AS")]
+    assert h.lines() == ["flip JH", "flip JS"] and h.table.scan.cards[0] == [parse_card("AS")]
     h.tap(3, "9H"), h.press("right"), h.press("ok")
     assert h.lines()[-1] == "upcard 9H" and h.table.view().phase == "trump1"
 
@@ -535,7 +535,7 @@ def test_scan_refuses_an_impossible_card_at_its_tap(tmp_path):
     h.tap(1, "AS"), h.tap(1, "KS")
     v = h.tap(2, "AS")
     assert v.alert.text == "That card is already scanned into P1's hand"
-    assert h.table.scans == {0: [parse_card("AS"), parse_card("KS")]}
+    assert h.table.scan.cards == {0: [parse_card("AS"), parse_card("KS")]}
 
 
 def test_29_scan_refuses_the_face_down_card_in_another_hand_without_naming_it(tmp_path):
@@ -548,7 +548,7 @@ def test_29_scan_refuses_the_face_down_card_in_another_hand_without_naming_it(tm
     assert v.alert.text == "That card cannot be in P3's hand: scan only the cards you hold"
     v = h.tap(2, "QS")
     assert v.alert.text.startswith("That card is already counted")
-    assert "Q♠" not in v.alert.text and h.table.scans == {}
+    assert "Q♠" not in v.alert.text and h.table.scan.cards == {}
 
 
 def test_deal_scan_switched_from_the_menu_is_kept_over_a_restart(towers, tmp_path):

@@ -20,7 +20,7 @@ from assistant.box.durable import OverlappedJournal
 from assistant.hw.events import Tick, event_queue
 from assistant.box.journal import Journal, JournalError, JournalTooNew, JournalUnavailable
 from assistant.hw.notify import Notifier
-from assistant.rules.scenario import format_action
+from assistant.rules.scenario import GAMES, format_action
 from assistant.box.table import HIDDEN_KINDS, Table
 
 log = logging.getLogger("card-assistant")
@@ -103,7 +103,7 @@ class Box:
             match.rebuild(before)  # not stored, so not accepted (as Table.apply does itself)
             for action in stored:
                 match.apply(action)
-        self.table._alert("refused", str(error))
+        self.table.set_alert("refused", str(error), "journal")
         return False
 
     def _log_actions(self):
@@ -118,7 +118,7 @@ class Box:
                 log.info("action: %s", public_line(a, m.seats))
         self._logged = len(actions)
         if self.view is not None and self.table.alert is not None and self.table.alert != self.view.alert \
-                and not self.table.alert.text.startswith("Two cards"):  # the reader logs a conflict, counted
+                and self.table.alert.cause != "pad-conflict":  # the reader logs a conflict, counted
             log.info("alert: %s: %s", self.table.alert.kind, self.table.alert.text)
 
     def run(self):
@@ -169,14 +169,14 @@ class JournalRefused:
         self.game = game
         self.pads = tuple(pads)
         self.title = title
-        self.alert = Alert("info", text[:120])
+        self.alert = Alert("info", text[:120], "journal")
 
     def handle(self, event):
         return self.view()
 
     def view(self):
         from assistant.box.view import Menu, View
-        seats = ("P1", "P2") if self.game == "towers" else ("P1", "P2", "P3", "P4")
+        seats = tuple(f"P{i + 1}" for i in range(GAMES[self.game]))
         return View(game=self.game, seats=seats, phase="menu", alert=self.alert,
                     menu=Menu("Journal", (self.title,)))
 
@@ -202,7 +202,7 @@ def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
     for problem in resumed.problems:  # in full in the log; the screen has room for the first
         log.warning("%s", problem)
     if resumed.problems:  # a recovery's numbers in words that fit the screen; the rest: the log
-        table._alert("info", journal.summary or "; ".join(resumed.problems)[:120])
+        table.set_alert("info", journal.summary or "; ".join(resumed.problems)[:120], "journal")
     if resumed.match is not None:
         log.info("resumed match %s after %d actions", resumed.match_id, len(resumed.match.actions))
     return table
@@ -303,7 +303,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         log.error("%s", e)
         return 1
     if deck_problem and table.journal is not None:
-        table._alert("unknown-tag", deck_problem)
+        table.set_alert("unknown-tag", deck_problem, "deck")
     publisher = start_club(cfg.club, table.journal)
     if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop, and
         # one that is missing (I2C on only after a reboot, a loose cable) is retried there while

@@ -6,10 +6,11 @@ One of the two per-game modules behind :mod:`assistant.box.table_view` (the othe
 """
 from assistant.rules.cards import SUIT_SYMBOLS
 from assistant.rules.game import Penalty
-from assistant.rules.scenario import Action
+from assistant.rules.scenario import GAMES, Action
 from assistant.box.words import choice_line, failed_words, flip_fields, open_claims
 
-SEATS = 2
+GAME, TITLE = "towers", "Towers"
+SEATS = GAMES[GAME]
 HAND, ACCUSE = "hand", "accuses"  # words for the screen
 
 
@@ -46,7 +47,7 @@ def scan_problem(table, seat, c):
     e = table.match.engine
     names = table.match.seats
     other = 1 - seat
-    if c in table.scans.get(other, ()):
+    if c in table.scan.cards.get(other, ()):
         return f"That card is already scanned into {names[other]}'s hand"
     if e.known[other] is not None and c in e.known[other]:
         return f"That card is known to be in {names[other]}'s hand"
@@ -71,7 +72,7 @@ def tap(table, pad_seat, c):
     elif e.phase == "trump2":  # name a suit by tapping any card of it
         table.apply(Action("name", value=c >> 3))
     elif e.phase == "trump1":
-        table.alert_refused(f"{table.match.seats[e.to_act]}: accept or pass first (buttons)")
+        table.alert_refused(f"{table.match.seats[e.to_act]}: accept or pass first (buttons)", "not-now")
     elif e.phase == "play":
         if e.discard_open and pad_seat == e.dealer and pad_seat != e.to_act:
             table.apply(Action("discard", cards=(c,)))
@@ -148,14 +149,14 @@ def fields(table):
                  *(open_claims(m, side_name) or ["OK: menu, new match"])]
         return dict(f, phase="match-over", winner=(e.winner,), prompt="\n".join(lines))
     deal = f"{names[e.dealer]} deals {e.hand_size} each" if e.dealer is not None else ""
-    if table.result is not None and p in ("flip", "upcard") and not table.scans:
+    if table.result is not None and p in ("flip", "upcard") and not table.scan.cards:
         nxt = "Next: flip for the deal" if p == "flip" else f"Next: {deal}"
         return dict(f, phase="hand-over", prompt="\n".join([*table.result, nxt]))
     if p == "flip":
         return dict(f, **flip_fields(e, names))
     if p == "upcard":
-        if table.scanning():
-            return dict(f, phase="scan", prompt="\n".join([*note, deal, *table.scan_prompt()]))
+        if table.scan.active():
+            return dict(f, phase="scan", prompt="\n".join([*note, deal, *table.scan.prompt()]))
         return dict(f, phase="upcard", prompt="\n".join([*note, deal, "then tap the up-card"]))
     if p in ("trump1", "trump2"):
         return dict(f, phase=p, up_card=e.up_card if p == "trump1" else None, turned_down=e.turned_down,

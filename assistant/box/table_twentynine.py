@@ -8,11 +8,12 @@ cards and hands are never named (the trump shows as "hidden").
 """
 from assistant.rules.cards import KING, QUEEN, SUIT_SYMBOLS, card, card_label
 from assistant.rules.game import HandResult, Penalty
-from assistant.rules.scenario import Action
+from assistant.rules.scenario import GAMES, Action
 from assistant.box.words import choice_line, failed_words, flip_fields, hidden_play_refusal, open_claims
 from assistant.box.view import TRUMP_HIDDEN
 
-SEATS = 4
+GAME, TITLE = "twenty-nine", "Twenty-Nine"
+SEATS = GAMES[GAME]
 HAND, ACCUSE = "round", "accuse"  # words for the screen
 SIDE_OF = (0, 1, 0, 1)
 FIRST_FOUR, SECOND_FOUR = 4, 4
@@ -63,7 +64,7 @@ def scan_problem(table, seat, c):
     """Why card ``c`` cannot be scanned into ``seat``'s hand now, or None (the card is not named)."""
     e = table.match.engine
     names = table.match.seats
-    for other, cards in table.scans.items():
+    for other, cards in table.scan.cards.items():
         if other != seat and c in cards:
             return f"That card is already scanned into {names[other]}'s hand"
     bit = 1 << c
@@ -100,18 +101,18 @@ def tap(table, pad_seat, c):
         allowed = {None, e.bidder} | ({e.dealer} if e.seventh else set())
         if pad_seat not in allowed:
             where = " or ".join(f"{names[s]}'s" for s in sorted(allowed - {None}, key=lambda s: s != e.dealer))
-            table.alert_refused(f"The trump card goes on {where} pad")
+            table.alert_refused(f"The trump card goes on {where} pad", "wrong-pad")
             return
         table.apply(Action("trump", cards=(c,)))
     elif e.phase == "play":
         if not table.in_turn(e, pad_seat):
             return
         if c == e._trump_card and not e.revealed:  # refused in words that do not hint at trump
-            table.alert_refused(hidden_play_refusal(names[e.to_act]))
+            table.alert_refused(hidden_play_refusal(names[e.to_act]), "hidden-card")
             return
         table.apply(Action("play", cards=(c,)))
     else:
-        table.alert_refused("No card is wanted now: " + e.waiting_for())
+        table.alert_refused("No card is wanted now: " + e.waiting_for(), "not-now")
 
 
 # -- the choices under the buttons -----------------------------------------------------------
@@ -172,7 +173,7 @@ def _finish(table):
     names = table.match.seats
     bs = SIDE_OF[e.bidder]
     table.alert_refused(f"Not yet: {side_name(names, bs)} need {e.target - e.points[bs]} more "
-                        f"of {e.target}, and can still make it")
+                        f"of {e.target}, and can still make it", "contract-open")
 
 
 def tricks_done(e):
@@ -294,8 +295,8 @@ def fields(table):
     trick = dict(trick=tuple(e.trick), trick_no=e.trick_no + 1, extra=tuple(extra))
     first_lead = not e.trick and e.trick_no == 0
     deal_more = f"{names[e.dealer]} deals {SECOND_FOUR} more each"
-    if table.scanning():
-        return dict(f, phase="scan", **trick, prompt="\n".join([*note, deal_more, *table.scan_prompt()]))
+    if table.scan.active():
+        return dict(f, phase="scan", **trick, prompt="\n".join([*note, deal_more, *table.scan.prompt()]))
     who = names[e.to_act]
     if first_lead:
         lines = [deal_more]

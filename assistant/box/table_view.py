@@ -8,19 +8,20 @@ face-down trump is "hidden", scans appear as counts, the towers discard is never
 named. A prompt is one or more lines joined by newlines, each drawn unbroken.
 """
 from assistant.rules.cards import card_label
+from assistant.box import table_towers, table_twentynine
 from assistant.box.players import short_name
 from assistant.box.view import Alert, Menu, View
 
 HIDDEN_KINDS = {"trump": "the trump card", "discard": "the discard", "hand": "a scanned hand"}
 
+# game -> its per-game table module, in the order the new-match menu offers them; each has
+# the same names (GAME, TITLE, SEATS, tap, choices, fields, outcome_lines, scan_target ...)
+DESKS = {d.GAME: d for d in (table_towers, table_twentynine)}
+
 
 def desk(game):
     """The per-game table module for ``game``."""
-    if game == "towers":
-        from assistant.box import table_towers
-        return table_towers
-    from assistant.box import table_twentynine
-    return table_twentynine
+    return DESKS[game]
 
 
 def hand_open(engine):
@@ -118,5 +119,5 @@ def shortened(fields, alert, seats):
     fields = dict(fields, prompt=cut(fields.get("prompt", "")),
                   extra=tuple(cut(x) for x in fields.get("extra", ())))
     if alert is not None:
-        alert = Alert(alert.kind, cut(alert.text))
+        alert = Alert(alert.kind, cut(alert.text), alert.cause)
     return fields, alert, tuple(short_name(n) for n in seats)

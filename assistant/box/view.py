@@ -17,7 +17,10 @@ Seats are 0-based indices into ``seats`` (P1 is 0). Cards are ints from
 """
 from dataclasses import dataclass, field
 
-GAMES = ("towers", "twenty-nine")
+from assistant.rules.game import CODES
+from assistant.rules.scenario import GAMES as SEATS_OF
+
+GAMES = tuple(SEATS_OF)
 PHASES = frozenset({
     "menu",        # choosing game / options (``menu`` carries the list)
     "flip",        # black-jack flip for the deal (``flipped`` carries the cards shown)
@@ -37,18 +40,41 @@ PHASES = frozenset({
     "match-over",  # ``winner`` carries the winning seats
 })
 ALERT_KINDS = ("renege", "refused", "unknown-tag", "reader-lost", "info")
+# Why an alert is up: one of these, or a refusal code of the rules (assistant.rules.game.CODES).
+CAUSES = {
+    "renege-proven": "a card just played proved a renege (T9, N11)",
+    "accusation": "an accusation was heard: pending until the hand's end, or without effect",
+    "hidden-card": "a trump card, discard, scanned hand or face-down card was refused; the same for "
+                   "every card, as the rules' own reason could hint at it",
+    "pad-conflict": "two cards lie on one pad",
+    "card-lying": "a card was found lying on a pad: never taken as a play",
+    "unknown-tag": "a tag that is not in the enrolled pack",
+    "unknown-pad": "a pad that is not one of this box's [table] pads",
+    "wrong-pad": "a card on a pad that does not take it now",
+    "player-tag": "a player's tag where a card was wanted, or a second seat for one player",
+    "menu-first": "a card tapped while a menu is open",
+    "scan": "a deal-scan tap refused, or a scanned card taken back",
+    "reader-lost": "the card reader is disconnected",
+    "journal": "the journal could not store an action or a setting, was recovered, or is newer",
+    "deck": "the enrolled deck could not be read",
+    "house-rules": "the house rules in play",
+    "deal-scan": "deal scan was switched on or off",
+}
 TRUMP_HIDDEN = "hidden"
 
 
 @dataclass(frozen=True, slots=True)
 class Alert:
     """A message that takes over the screen (and sounds the buzzer) until cleared."""
-    kind: str  # one of ALERT_KINDS
+    kind: str  # one of ALERT_KINDS: how it looks and sounds
     text: str  # plain words, e.g. "P2 failed to follow ♥ (trick 3)"
+    cause: str | None = None  # why it is up: one of CAUSES or of the rules' refusal codes
 
     def __post_init__(self):
         if self.kind not in ALERT_KINDS:
             raise ValueError(f"alert kind {self.kind!r} is not one of {', '.join(ALERT_KINDS)}")
+        if self.cause is not None and self.cause not in CAUSES and self.cause not in CODES:
+            raise ValueError(f"alert cause {self.cause!r} is not one of CAUSES or the rules' codes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +134,7 @@ class View:
     def __post_init__(self):
         if self.game not in GAMES:
             raise ValueError(f"game {self.game!r} is not one of {', '.join(GAMES)}")
-        want = 2 if self.game == "towers" else 4
+        want = SEATS_OF[self.game]
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         set_("seats", tuple(str(s) for s in self.seats))
         if len(self.seats) != want:
@@ -141,11 +167,9 @@ class View:
 
     @property
     def towers(self):
-        return self.game == "towers"
+        """One player a side (towers' screen layout), not partners."""
+        return len(self.seats) == 2
 
     def side_names(self):
-        """Towers: the two seat names; Twenty-Nine: "P1+P3", "P2+P4" style side names."""
-        if self.towers:
-            return self.seats
-        s = self.seats
-        return (f"{s[0]}+{s[2]}", f"{s[1]}+{s[3]}")
+        """Towers: the two seat names; Twenty-Nine: "P1+P3", "P2+P4" (partners sit opposite)."""
+        return tuple("+".join(self.seats[side::2]) for side in (0, 1))

@@ -1,0 +1,118 @@
+"""Deal scan: after the deal each player taps their hand on their own pad, so that the box knows
+the hands and refuses a renege at the card that makes it (issue 9).
+
+The scanned cards are hidden: they are kept here until a seat's hand is complete, then
+go to the journal as a ``hand`` line; a screen only ever shows counts ("Scan P1 3/8 P2 0/7"),
+and a refusal never names a card. What differs per game (how many cards a seat scans,
+when hands are scanned, which card cannot be a seat's, the bidder's face-down card) is
+asked of the per-game desk module (:mod:`assistant.box.table_towers`,
+:mod:`assistant.box.table_twentynine`).
+"""
+from assistant.rules.cards import card_label
+from assistant.rules.scenario import Action
+from assistant.box.modes import MenuMode
+
+
+class DealScan:
+    """The hands being scanned at one table. ``on`` is the menu's switch (kept in the journal)."""
+
+    def __init__(self, table, on):
+        self.table = table
+        self.on = on
+        self.cards = {}    # seat -> the cards tapped so far (hidden)
+        self.taps = []     # seats in the order their cards were tapped (hold Back takes one back)
+
+    def target(self, seat):
+        """How many cards ``seat`` scans this hand, or 0 when its hand is known or played."""
+        t = self.table
+        return t.desk.scan_target(t.match.engine, seat)
+
+    def active(self):
+        """Deal scan is on and some hand is still to be scanned in this phase."""
+        m = self.table.match
+        if not self.on or m is None:
+            return False
+        return self.table.desk.scan_window(m.engine) and any(self.target(s) for s in range(len(m.seats)))
+
+    def waiting(self):
+        """The names of the seats still to scan."""
+        seats = self.table.match.seats
+        return [seats[s] for s in range(len(seats)) if self.target(s)]
+
+    def prompt(self):
+        """Lines of scan counts, two seats a line: "Scan P1 3/8 P2 0/7" (counts only, no card)."""
+        seats = self.table.match.seats
+        counts = [f"{name} {len(self.cards.get(s, []))}/{n}"
+                  for s, name in enumerate(seats) if (n := self.target(s))]
+        return ["Scan " + " ".join(counts[:2])] + ([" ".join(counts[2:])] if counts[2:] else [])
+
+    def clear(self):
+        self.cards, self.taps = {}, []
+
+    def clear_unless_active(self):
+        """After an action that may start or end a deal: a finished scan's leftovers go."""
+        if not self.active():
+            self.clear()
+
+    # -- taps ----------------------------------------------------------------------------
+
+    def tap(self, pad_seat, card):
+        """A card tapped while hands are scanned: into the seat's hand; on the centre pad (the
+        up-card, or a lead) a question first."""
+        t = self.table
+        if pad_seat is None:
+            self._confirm_end(card)
+        elif self.target(pad_seat):
+            self._add(pad_seat, card)
+        else:
+            t.alert_refused(f"{t.match.seats[pad_seat]}'s hand is scanned: "
+                            f"waiting for {', '.join(self.waiting())} to scan", "scan")
+
+    def _add(self, seat, card):
+        t = self.table
+        if card in self.cards.get(seat, ()):
+            t.alert_refused("That card is already scanned", "scan")
+            return
+        problem = t.desk.scan_problem(t, seat, card)
+        if problem:  # refused at the tap that makes the hand impossible; nothing else is lost
+            t.alert_refused(problem, "scan")
+            return
+        cards = self.cards.setdefault(seat, [])
+        cards.append(card)
+        self.taps.append(seat)
+        if len(cards) < self.target(seat):
+            return
+        if t.apply(Action("hand", seat=seat, cards=t.desk.hand_with_hidden(t.match.engine, seat, cards))):
+            del self.cards[seat]
+            self.taps = [s for s in self.taps if s != seat]
+        else:  # only the last card is taken back; the reason is in the alert (no card named)
+            cards.pop()
+            self.taps.pop()
+            t.alert_refused(f"{t.match.seats[seat]}'s hand cannot be complete with that card: "
+                            "tap your last card again", "hidden-card")
+
+    def take_back(self):
+        """Hold Back: the last scanned card is taken back, before any action is undone. True if one was."""
+        if not self.taps:
+            return False
+        seat = self.taps.pop()
+        self.cards[seat].pop()
+        self.table.set_alert("info", f"Scan: {self.table.match.seats[seat]}'s last card taken back", "scan")
+        return True
+
+    def _confirm_end(self, card):
+        t = self.table
+        what = t.desk.centre_tap_words(t.match.engine, t.match.seats)
+        t.alert = None  # the question takes the screen
+        t.menu = MenuMode(f"{', '.join(self.waiting())} not scanned", (
+            ("Keep scanning", lambda: None),
+            (f"End scan: {card_label(card)} {what}", lambda: self._end(card))))
+
+    def _end(self, card):
+        """The centre pad's card is played as if deal scan were off; the rest of the scan is left."""
+        saved, self.on = self.on, False
+        try:
+            self.table.desk.tap(self.table, None, card)
+        finally:
+            self.on = saved
+        self.clear_unless_active()
