@@ -78,13 +78,20 @@ def ensure_browser():
     sh("apt-get", "install", "-y", "-qq", "chromium", "chromium-driver", env=env)
 
 
+def private_folder(folder):
+    """``folder``, made 0700 (and made so if it was not): the journal in it holds hidden cards
+    (face-down trumps, discards), as the daemon's own state folder does."""
+    folder.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    return folder
+
+
 def web(rest):
     """The web page on http://127.0.0.1:8029/ (``--host 0.0.0.0`` for phones on the same Wi-Fi)
     while bots play three towers and two Twenty-Nine matches into .play/; it stays up after."""
     import signal
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: stop the page too
-    state = ROOT / ".play"
-    state.mkdir(exist_ok=True)
+    state = private_folder(ROOT / ".play")
     exe = str(BIN / "card-assistant")
     server = subprocess.Popen([exe, "web", "--state-dir", str(state), *(rest or ["--port", "8029"])])
     try:

@@ -69,22 +69,29 @@ def test_standings_per_player_and_partnership(tmp_path):
     assert n["partnerships"]["P1 + P3"]["bids"] == {"20": [3, 1], "19": [0, 1], "24": [0, 1], "27": [0, 1]}
     assert n["partnerships"]["P2 + P4"]["bids"] == {"20": [2, 0]}
     ns, ew = n["partnerships"]["P1 + P3"], n["partnerships"]["P2 + P4"]
-    assert (ns["played"], ns["won"], ns["scored"]) == (2, 1, 3)
-    assert (ew["played"], ew["won"], ew["scored"]) == (2, 1, 6)
-    assert (ns["accusations_false"], ew["scored"]) == (0, 6)  # the match in play is not counted yet
+    # rounds won and the game points they scored (a bid of 20 or more is worth 2, N9)
+    assert (ns["played"], ns["won"], ns["hands_won"], ns["scored"]) == (2, 1, 3, 6)
+    assert (ew["played"], ew["won"], ew["hands_won"], ew["scored"]) == (2, 1, 6, 11)
+    assert (ns["accusations_false"], ew["hands_won"]) == (0, 6)  # the match in play is not counted yet
     assert n["players"]["P2"]["win_rate"] == 0.5
 
 
 def test_accusations_and_claims_count_for_the_side(tmp_path):
     """N11: an accusation proven false counts against the accusing side (P1+P3 accused P2),
-    once its match is finished."""
+    once its match is finished. In Twenty-Nine either partner may claim or accuse and the log
+    names the accused, not the accuser: claims and accusations are the partnership's, never
+    split per player; in towers the side is one player, so they are that player's (T9)."""
     write_journal(tmp_path, MATCHES[5:])
     rec = dataclasses.replace(History(tmp_path).records()[0], state=FINISHED, winner_side=1)
     n = standings([rec])["twenty-nine"]
     assert n["partnerships"]["P1 + P3"]["accusations_false"] == 1
-    assert n["players"]["P3"]["accusations_false"] == 1
     assert n["partnerships"]["P2 + P4"]["accusations_false"] == 0
-    assert n["partnerships"]["P2 + P4"]["scored"] == 1
+    assert n["partnerships"]["P2 + P4"]["hands_won"] == 1
+    for p in ("P1", "P2", "P3", "P4"):
+        assert not {"claims_won", "accusations_true", "accusations_false"} & set(n["players"][p])
+    write_journal(tmp_path / "t", MATCHES[1:2])
+    t = standings(History(tmp_path / "t").records())["towers"]["players"]
+    assert (t["P2"]["claims_won"], t["P1"]["claims_won"]) == (1, 0)
 
 
 def test_average_minutes_from_start_to_the_last_action(tmp_path):

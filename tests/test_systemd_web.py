@@ -45,3 +45,21 @@ def test_web_unit_is_read_only_on_the_network_without_devices():
 def test_install_script_installs_the_web_unit():
     text = (ROOT / "systemd" / "install.sh").read_text(encoding="utf-8")
     assert "card-assistant-web.service" in text
+
+
+def test_web_unit_reads_the_daemons_screen_file_and_never_owns_its_folder():
+    """Issue 13 item 3, the Now page: the web page reads the View the daemon writes to its
+    runtime directory (/run/card-assistant), as the same user; it must not declare that folder
+    its own RuntimeDirectory (systemd would remove it from under the daemon when the page stops)
+    nor hide /run."""
+    web = UNIT.read_text(encoding="utf-8")
+    daemon = (ROOT / "systemd" / "card-assistant.service").read_text(encoding="utf-8")
+    assert "RuntimeDirectory=card-assistant" in daemon and "User=card-assistant" in daemon
+    assert "--runtime-dir /run/card-assistant" in web
+    assert "RuntimeDirectory" not in "\n".join(line for line in web.splitlines() if not line.startswith("#"))
+    assert "InaccessiblePaths" not in web and "TemporaryFileSystem" not in web
+    from assistant.web.server import main
+    import pytest
+    with pytest.raises(SystemExit) as done:  # the unit's arguments are the program's
+        main(["--config", "/nonexistent", "--state-dir", "/x", "--runtime-dir", "/run/card-assistant", "--help"])
+    assert done.value.code == 0

@@ -137,3 +137,127 @@ def test_off_unless_enabled_in_the_config(tmp_path):
     r = subprocess.run([sys.executable, "-m", "assistant.cli", "web", "--config", str(cfg)],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "[web] port 70000" in r.stderr
+
+
+def test_dev_py_web_makes_its_play_folder_private(tmp_path, monkeypatch):
+    """Fault: `python3 dev.py web` made .play/ 0755 (the umask's), though its journal holds the
+    face-down trumps and discards: now 0700 like the daemon's state folder, also when an earlier
+    run left it 0755."""
+    import os
+    from pathlib import Path
+    from test_sim_fixes import load_dev
+    dev = load_dev()
+    monkeypatch.setattr(dev, "ROOT", tmp_path)
+    monkeypatch.setattr(dev, "BIN", Path(sys.executable).parent)
+
+    def stop_before_the_bots(*cmd, **kw):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(dev, "sh", stop_before_the_bots)
+    old = os.umask(0o022)
+    try:
+        dev.web(["--port", "0"])
+        assert (tmp_path / ".play").stat().st_mode & 0o777 == 0o700
+        os.chmod(tmp_path / ".play", 0o755)
+        dev.web(["--port", "0"])
+        assert (tmp_path / ".play").stat().st_mode & 0o777 == 0o700
+    finally:
+        os.umask(old)
+
+
+def test_a_match_whose_actions_were_all_lost_says_so(tmp_path):
+    """Fault: a match whose every action the storage lost (or the box set aside after damage)
+    showed as "abandoned 0-0", as if it had been played to nothing. Now its score says "no
+    actions kept", and why when the journal knows (rows set aside after damage)."""
+    import sqlite3
+    from journal_faults import fill
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", 12), ("towers-random.scn", 12), ("towers-random.scn", 5)))
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM actions WHERE match=1")  # lost by the storage
+    db.execute("UPDATE actions SET line='play QQ' WHERE match=2 AND seq=1")  # unreadable from the first
+    db.commit()
+    db.close()
+    j = Journal(str(path))  # the box's next start sets match 2's rows aside
+    j.resume(2)
+    j.close()
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        got = json.loads(request(port, "GET", "/api/matches")[2])
+        assert [(m["state"], m["actions"]) for m in got] == [("abandoned", 0), ("abandoned", 0), ("in play", 5)]
+        assert got[0]["note"] == "no actions kept"
+        assert got[1]["note"].startswith("no actions kept: 12 set aside after journal damage")
+        assert got[2]["note"] is None
+        listing = request(port, "GET", "/matches")[2]
+        assert listing.count("no actions kept") == 2 and listing.count("0 – 0") == 1  # the match in play
+        one = request(port, "GET", "/matches/1")[2]
+        assert "No actions kept." in one and "0 – 0" not in one
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.site.close()
+
+
+def test_now_shows_the_box_screen_only_while_it_matches_the_journal(site):
+    """The Now page is the OLED's View (its alert, the last trick and its winner) when the
+    daemon's screen file belongs to the journal's latest match at its latest row; a file the
+    journal has moved past, a damaged one or none: the table rebuilt from the journal, which says so."""
+    import sqlite3
+    from assistant.box.screen_file import FILE, ScreenFile
+    from assistant.box.view import Alert, View
+    folder, port = site
+    db = sqlite3.connect(folder / "journal.sqlite3")
+    rows = db.execute("SELECT count(*) FROM actions WHERE match=6").fetchone()[0]
+    db.close()
+    view = View(game="twenty-nine", seats=("P1", "P2", "P3", "P4"), phase="play", prompt="P2 takes trick 3",
+                score=(0, 1), turn=1, trick=((0, 8), (1, 9), (2, 10), (3, 11)), trick_no=3,
+                alert=Alert("renege", "P2 failed to follow ♥ (trick 3)"))
+    screen = ScreenFile(folder / "run")
+
+    def now():
+        return json.loads(request(port, "GET", "/api/now")[2])
+    assert now()["source"] == "journal"  # no box running
+    screen.write(view, 6, rows)
+    got = now()
+    assert got["source"] == "box" and got["view"]["alert"] == {"kind": "renege", "text": "P2 failed to follow ♥ (trick 3)"}
+    assert got["view"]["prompt"] == ["P2 takes trick 3"] and len(got["view"]["trick"]) == 4
+    status, headers, board = request(port, "GET", "/now/board")
+    assert "Renege!" in board and "P2 takes trick 3" in board and headers["X-Board-Version"] == got["version"]
+    assert "P2 failed to follow" in request(port, "GET", "/")[2]
+    screen.write(view, 6, rows - 1)  # the journal has one row more: the file lags
+    assert now()["source"] == "journal"
+    screen.write(view, 5, rows)  # another match's
+    assert now()["source"] == "journal"
+    (folder / "run" / FILE).write_text("{half a fi")
+    got = now()
+    assert got["source"] == "journal" and got["view"]["alert"] is None
+    assert "Rebuilt from the journal" in request(port, "GET", "/now/board")[2]
+
+
+def test_the_box_writes_its_screen_privately_and_removes_it_when_it_stops(tmp_path, caplog):
+    """The daemon's screen file: 0600 in a 0700 folder (as the journal), gone when the box stops
+    (the Now page then says the table is the journal's); a folder that cannot take it is said
+    once in the log and the box plays on."""
+    import os
+    from assistant.box.screen_file import FILE
+    from assistant.sim.simulator import SimBox
+    sim = SimBox(tmp_path / "a").start()
+    try:
+        path = tmp_path / "a" / "run" / FILE
+        assert json.loads(path.read_text())["view"]["phase"] == "menu"
+        assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
+    finally:
+        sim.stop()
+    assert not path.exists()
+    os.makedirs(tmp_path / "b")
+    (tmp_path / "b" / "run").write_text("a file where the folder would go")
+    sim = SimBox(tmp_path / "b").start()
+    try:
+        sim.press("right")
+        sim.press("left")
+        assert sim.box.handled >= 3
+    finally:
+        sim.stop()
+    assert [r.message for r in caplog.records].count(next(
+        r.message for r in caplog.records if "screen for the web page" in r.message)) == 1

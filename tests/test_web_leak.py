@@ -2,7 +2,12 @@
 into a real journal while `card-assistant web` runs as its own process; after every action every
 endpoint is fetched and checked against the hidden cards at that moment: the towers discard, the
 Twenty-Nine face-down trump card, and every scanned card not yet played. The scenario of the
-match in play is refused (409) with no card in it; that of a finished match is served in full."""
+match in play is refused (409) with no card in it; that of a finished match is served in full.
+
+Two ways the Now page gets the table: from the running box's screen file (the same View as the
+OLED, with its alerts and the last trick: the matches are played through the whole simulated box)
+and, when the box is not running, rebuilt from the journal (the matches written straight into it).
+Both are checked, in both games."""
 import json
 import re
 import subprocess
@@ -108,3 +113,63 @@ def test_no_hidden_card_in_any_response_during_bot_matches(web):
     nine = TwentyNineBot(7, renege_rate=0.05, claim_rate=0.0, accuse_rate=0.0, known_hands=True)
     second, n2 = play_and_check(folder, base, "twenty-nine", nine, [first])
     assert n1 > 500 and n2 > 500
+
+
+def play_through_the_box(folder, base, game, bot, names, ids_before):
+    """Bots play a match through the whole simulated box (pads, buttons, daemon) while the web
+    process reads its journal and screen file; after every action every endpoint is checked
+    for hidden cards, and the Now page's View must be the one the OLED was just drawn from."""
+    from assistant.box.screen_file import view_json
+    from assistant.sim.bots import perform, start_match
+    from assistant.sim.simulator import DEFAULT_PADS, SimBox
+    sim = SimBox(folder, game=game, pads=DEFAULT_PADS[game], players=names).start()
+    seen = {"box": 0, "alerts": set(), "last trick": 0}
+    try:
+        start_match(sim, game)
+        m = sim.table.match
+        mid = sim.table.journal.match_id
+        secrets = Secrets()
+        while m.engine.phase != "over":
+            action = bot.next_action(m.engine)
+            if action is None:
+                break
+            before = len(m.actions)
+            perform(sim, action)
+            for a in m.actions[before:]:
+                hidden = secrets.after(m.engine, a)
+            for url in ("/", "/now/board", "/matches", f"/matches/{mid}", "/players", "/api/now",
+                        "/api/matches", "/api/players", f"/api/matches/{mid}/scenario",
+                        *(f"/matches/{i}" for i in ids_before)):
+                status, text = get(base + url)
+                assert status in (200, 409), (url, status)
+                if url.endswith("/scenario") and m.engine.phase == "over":
+                    continue  # the finished match's record, served in full (the module's words)
+                leaked = [card_name(c) for c in hidden if shows(text, c)]
+                assert not leaked, f"{url} shows hidden {leaked} after {action}"
+            now = json.loads(get(base + "/api/now")[1])
+            assert now["source"] == "box" and now["id"] == mid
+            assert now["view"] == view_json(sim.box.view, m.seats)  # what the OLED shows, as it shows it
+            seen["box"] += 1
+            if now["view"]["alert"]:
+                seen["alerts"].add(now["view"]["alert"]["kind"])
+            seen["last trick"] += any("takes trick" in line for line in now["view"]["prompt"])
+        assert m.engine.phase == "over"
+    finally:
+        sim.stop()
+    now = json.loads(get(base + "/api/now")[1])  # the box stopped: the journal's table
+    assert now["source"] == "journal" and now["view"]["phase"] == "match-over"
+    return mid, seen
+
+
+def test_the_box_screen_on_the_now_page_leaks_nothing_in_both_games(web):
+    """The Now page shows the OLED's own View while the box runs: its renege alerts and the last
+    trick with its winner, which the journal alone does not hold; never a hidden card."""
+    folder, base = web
+    towers = TowersBot(11, renege_rate=0.08, claim_rate=0.0, accuse_rate=0.0, skip_discard_rate=0.0)
+    first, seen = play_through_the_box(folder, base, "towers", towers, ("Ann", "Bob"), [])
+    assert seen["box"] > 50 and seen["last trick"] > 5
+    assert "renege" in seen["alerts"] or not towers.injected_log
+    nine = TwentyNineBot(12, renege_rate=0.08, claim_rate=0.0, accuse_rate=0.0)
+    second, seen = play_through_the_box(folder, base, "twenty-nine", nine, ("Ann", "Bob", "Cy", "Di"), [first])
+    assert seen["box"] > 50 and seen["last trick"] > 5
+    assert "renege" in seen["alerts"] or not nine.injected_log

@@ -21,6 +21,7 @@ from assistant.hw.events import Tick, event_queue
 from assistant.box.journal import Journal, JournalError, JournalTooNew, JournalUnavailable
 from assistant.hw.notify import Notifier
 from assistant.rules.scenario import GAMES, format_action
+from assistant.box.screen_file import ScreenFile, runtime_dir
 from assistant.box.table import HIDDEN_KINDS, Table
 
 log = logging.getLogger("card-assistant")
@@ -56,6 +57,7 @@ class Box:
         self._stopping = False
         self._after = None  # (match, its actions) before the event being handled
         self.timing = timing.clock()  # card-assistant run --timing
+        self.screen_file = None  # a ScreenFile: each frame's View for the web page
         if isinstance(table.journal, Journal):  # commits made durable while the frame renders
             table.journal = OverlappedJournal(table.journal)
 
@@ -77,6 +79,10 @@ class Box:
         self.view, self.frame = view, frame
         self.display.show(self.frame)
         t and (t.mark("to display"), t.done())
+        if self.screen_file is not None:  # after the frame: never delays the screen
+            j, m = self.table.journal, self.table.match
+            self.screen_file.write(view, getattr(j, "match_id", None), getattr(j, "rows", 0),
+                                   m.seats if m is not None else None)
         if self.alerts is not None:
             self.alerts.update(self.view.alert)
 
@@ -310,7 +316,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         # the box runs on: never a crash loop for a screen (issue 16)
         real = is_hardware(cfg.display)
         display = open_display(cfg.display, frames_dir, background=real, retry=real)
-    buttons = alerts = reader = None
+    buttons = alerts = reader = screen_file = None
     try:
         buttons = Buttons(cfg.pins, events, hold_time=cfg.buttons.hold_time,
                           bounce_time=cfg.buttons.bounce_time, pin_factory=pin_factory)
@@ -318,6 +324,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         reader = Reader(reader_port or cfg.reader.device, events, baudrate=cfg.reader.baud)
         reader.start()
         box = Box(table, display, alerts, Notifier(), events)
+        box.screen_file = screen_file = ScreenFile(runtime_dir(state_dir))
         for sig in (signal.SIGTERM, signal.SIGINT):
             if threading.current_thread() is threading.main_thread():
                 signal.signal(sig, lambda *_: _post_stop(events))
@@ -332,6 +339,8 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
                 except Exception:
                     log.exception("while releasing %s", type(part).__name__)
         display.close()
+        if screen_file is not None:  # the box stopped: the web page shows the journal
+            screen_file.remove()
         if publisher is not None:
             publisher.stop()
         if table.journal is not None:

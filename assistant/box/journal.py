@@ -307,6 +307,11 @@ class Journal:
         self._total += 1
         self._note(self.match_id, self._seq + self._aside)
 
+    @property
+    def rows(self):
+        """The current match's rows in the journal (undo lines included)."""
+        return self._seq
+
     def setting(self, key):
         """A table setting kept across restarts (e.g. ``deal_scan``), or None if never set."""
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (f"setting:{key}",)).fetchone()

@@ -55,6 +55,8 @@ class MatchRecord:
     reneges: list = field(default_factory=list)  # {"seat", "hand", "trick"} as replay gives them
     actions: int = 0                             # actions in effect
     problem: str | None = None                   # a journal tail that could not be read
+    note: str | None = None                      # no action kept (the web page's words)
+    side_of: tuple = (0, 1)                      # the side of each seat, as the engine has it
     finished: float | None = None                # when a finished match's last action was kept
 
     @property
@@ -64,14 +66,10 @@ class MatchRecord:
             return None
         return max(0.0, (self.finished - self.started) / 60)
 
-    @property
-    def towers(self):
-        return self.game == "towers"
-
     def sides(self):
-        """Each side's players: towers one seat a side, Twenty-Nine P1+P3 and P2+P4."""
-        s = self.seats
-        return ((s[0],), (s[1],)) if self.towers else ((s[0], s[2]), (s[1], s[3]))
+        """Each side's players, from the engine's side of each seat (towers: one seat a side,
+        Twenty-Nine: P1+P3 and P2+P4)."""
+        return tuple(tuple(n for n, k in zip(self.seats, self.side_of) if k == side) for side in (0, 1))
 
     def side_name(self, side):
         return " + ".join(self.sides()[side])
@@ -109,7 +107,7 @@ def replay_match(mid, game, seats, options, lines, started, latest):
     rec = MatchRecord(mid, game, match.seats, dict(options), started,
                       FINISHED if end else (IN_PLAY if latest else ABANDONED),
                       state["score"], state["winner"], None if end is None else end.winner, hands,
-                      state["reneges"], len(match.actions), problem)
+                      state["reneges"], len(match.actions), problem, side_of=tuple(engine.book.side_of))
     for h in hands:
         h.words = hand_words(rec, h)
     return rec
@@ -126,24 +124,43 @@ def _hand(o, engine, bid, for_two):
 
 def hand_words(rec, h):
     """One line for the hand-by-hand record, public facts only."""
-    seats = rec.seats
-    who = seats[h.bidder] if h.bidder is not None else "?"
+    from assistant.box.table_view import desk
+    who = rec.seats[h.bidder] if h.bidder is not None else "?"
     scored = "nobody scores" if h.side is None else f"{rec.side_name(h.side)} +{h.value}"
+    hand = f"{desk(rec.game).HAND.capitalize()} {h.hand}"
     if h.kind == "penalty":
-        return f"{'Hand' if rec.towers else 'Round'} {h.hand}: {h.what} ({scored})"
-    if rec.towers:
-        return f"Hand {h.hand}: {who} made trump{' for 2' if h.for_two else ''}, {h.what} ({scored})"
-    return f"Round {h.hand}: {who} bid {h.bid}, {h.what} ({scored})"
+        return f"{hand}: {h.what} ({scored})"
+    if h.bid is not None:
+        return f"{hand}: {who} bid {h.bid}, {h.what} ({scored})"
+    return f"{hand}: {who} made trump{' for 2' if h.for_two else ''}, {h.what} ({scored})"
 
 
 # --- standings ------------------------------------------------------------------------------
 
-def _blank(game):
-    figures = dict(played=0, won=0, abandoned=0, hands=0, scored=0, reneges=0, claims_won=0,
-                   accusations_true=0, accusations_false=0, minutes=0.0, timed=0)
-    if game == "towers":
+_FEATURES = {}
+
+
+def features(game):
+    """What the game's engine has to count: ``for_two`` (declaring for 2) and ``bid`` (an
+    auction), asked of a new engine once per game."""
+    if game not in _FEATURES:
+        from assistant.rules.match import engine_class
+        engine = engine_class(game)()
+        _FEATURES[game] = {k for k in ("for_two", "bid") if hasattr(engine, k)}
+    return _FEATURES[game]
+
+
+def _blank(game, whole_side):
+    """The figures of a player or partnership. Claims and accusations are a side's: they are
+    counted for ``whole_side`` figures only (a towers player, a Twenty-Nine partnership),
+    since a Twenty-Nine claim or accusation is made by either partner."""
+    figures = dict(played=0, won=0, abandoned=0, hands=0, hands_won=0, scored=0, reneges=0,
+                   minutes=0.0, timed=0)
+    if whole_side:
+        figures.update(claims_won=0, accusations_true=0, accusations_false=0)
+    if "for_two" in features(game):
         figures.update(for2_declared=0, for2_made=0)
-    else:
+    if "bid" in features(game):
         figures.update(bids={})  # bid level -> [made, missed]
     return figures
 
@@ -151,16 +168,18 @@ def _blank(game):
 def standings(records):
     """Per game: ``{"players": {name: figures}, "partnerships": {name: figures}}``, figures as
     :func:`_blank` lists them, plus ``average_hands`` (hands per finished match),
-    ``average_minutes`` (start to last action, where the journal kept the time) and ``win_rate``. ``scored`` is towers won (towers) or rounds won (Twenty-Nine)."""
+    ``average_minutes`` (start to last action, where the journal kept the time) and ``win_rate``.
+    ``scored`` is what the side's score counts (towers: towers won; Twenty-Nine: game points),
+    ``hands_won`` the hands or rounds whose result or penalty scored for the side."""
     out = {}
     for rec in records:
         game = out.setdefault(rec.game, {"players": {}, "partnerships": {}})
         for side, names in enumerate(rec.sides()):
             for name in names:
-                _add(game["players"].setdefault(name, _blank(rec.game)), rec, side, {name})
-            if not rec.towers:
+                _add(game["players"].setdefault(name, _blank(rec.game, len(names) == 1)), rec, side, {name})
+            if len(names) > 1:
                 pair = " + ".join(sorted(names))
-                _add(game["partnerships"].setdefault(pair, _blank(rec.game)), rec, side, set(names))
+                _add(game["partnerships"].setdefault(pair, _blank(rec.game, True)), rec, side, set(names))
     for game in out.values():
         for table in game.values():
             for f in table.values():
@@ -189,8 +208,9 @@ def _add(f, rec, side, mine):
     f["reneges"] += sum(1 for r in rec.reneges if r["seat"] in mine)
     for h in rec.hands:
         if h.side == side:
-            f["scored"] += h.value if rec.towers else 1
-        if h.kind == "penalty":
+            f["scored"] += h.value
+            f["hands_won"] += 1
+        if h.kind == "penalty" and "claims_won" in f:
             if h.what == "claim" and h.side == side:
                 f["claims_won"] += 1
             elif h.what == "accusation proven" and h.side == side:
@@ -200,10 +220,10 @@ def _add(f, rec, side, mine):
         bidder = rec.seats[h.bidder] if h.bidder is not None else None
         if bidder not in mine or seat_side.get(bidder) != side:
             continue
-        if rec.towers and h.for_two:
+        if h.for_two:
             f["for2_declared"] += 1
             f["for2_made"] += h.what == "for-2 sweep"
-        elif not rec.towers and h.kind == "result" and h.bid is not None:
+        elif h.kind == "result" and h.bid is not None:
             made_missed = f["bids"].setdefault(str(h.bid), [0, 0])
             made_missed[h.what != "made"] += 1
 

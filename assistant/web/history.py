@@ -9,7 +9,7 @@ import json
 import os
 
 from assistant.box.journal import Journal, JournalError
-from assistant.box.stats import replay_match
+from assistant.box.stats import IN_PLAY, replay_match
 
 
 class History:
@@ -18,6 +18,7 @@ class History:
         self._journal = None
         self._still = None  # the file's signature while opened as immutable
         self._cache = {}  # id -> (rows, latest, MatchRecord)
+        self.latest = (None, 0)  # the latest match and its rows, as the last records() found them
 
     def _signature(self):
         try:
@@ -43,6 +44,7 @@ class History:
             db = self._db()
             matches = db.execute("SELECT id, game, seats, options, started FROM matches ORDER BY id").fetchall()
             counts = dict(db.execute("SELECT match, count(*) FROM actions GROUP BY match"))
+            aside = dict(db.execute("SELECT match, count(*) FROM set_aside GROUP BY match"))
             last = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'last:%'"))
         except JournalError:
             return []
@@ -50,6 +52,7 @@ class History:
             self.close()  # a journal replaced under us (recovered by the daemon): open it anew
             return []
         latest = matches[-1][0] if matches else None
+        self.latest = (latest, counts.get(latest, 0))
         out = []
         for mid, game, seats, options, started in matches:
             rows, is_latest = counts.get(mid, 0), mid == latest
@@ -64,6 +67,7 @@ class History:
                     continue
                 cached = self._cache[mid] = (rows, is_latest, rec)
             rec = cached[2]
+            rec.note = kept_note(rec, rows, aside.get(mid, 0))
             rec.finished = _time(last.get(f"last:{mid}")) if rec.state == "finished" else None
             out.append(rec)
         return out
@@ -90,6 +94,15 @@ class History:
         if self._journal is not None:
             self._journal.close()
             self._journal = None
+
+
+def kept_note(rec, rows, aside):
+    """Words for a match the journal kept no action of (its score says nothing), else None."""
+    if rec.actions or rec.state == IN_PLAY:
+        return None
+    if aside:
+        return f"no actions kept: {aside} set aside after journal damage (see the box's log)"
+    return "no actions kept" if not rows else "no action in effect: every one was undone"
 
 
 def _time(value):

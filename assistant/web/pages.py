@@ -31,47 +31,106 @@ def score_words(rec):
     return f"{a} {rec.score[0]} – {rec.score[1]} {b}"
 
 
+def score_cell(rec):
+    """The score, or, for a match the journal kept no action of, those words (never 0–0)."""
+    return f'<span class="warn">{escape(rec.note)}</span>' if rec.note else score_words(rec)
+
+
 def state_cell(rec):
     cls = rec.state.replace(" ", "-")
     return f'<span class="state-{cls}">{escape(rec.state)}</span>'
 
 
+ALERT_TITLES = {"renege": "Renege!", "refused": "Refused", "unknown-tag": "Unknown tag",
+                "reader-lost": "No reader", "info": "Note"}
+SUIT_SIGNS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def _card(c, cls=""):
+    red = " red" if c["label"][-1:] in "♥♦" else ""
+    return f'<span class="card{red}{cls}">{escape(c["label"])}</span>'
+
+
+def _details(v):
+    """The OLED's two lines of details, in words: dealer, hand size, who made trump, bid,
+    tricks or points, the trick number and the public notes."""
+    out = []
+    if v["dealer"]:
+        out.append(f"Dealer: {v['dealer']}")
+    if v["hand_size"]:
+        out.append(f"Hand of {v['hand_size']}")
+    if v["bid"] is not None:
+        who = f"{v['bidder']} bid" if v["bidder"] else "High bid"
+        target = f" (needs {v['target']})" if v["target"] not in (None, v["bid"]) else ""
+        out.append(f"{who} {v['bid']}{target}" + (f" ×{v['double']}" if v["double"] > 1 else ""))
+    elif v["bidder"]:
+        out.append(f"{v['bidder']} for 2" if v["for_two"] else f"Trump by {v['bidder']}")
+    if v["tricks"]:
+        out.append("Tricks " + "–".join(map(str, v["tricks"])))
+    if v["points"]:
+        out.append("Points " + "–".join(map(str, v["points"])))
+    if v["trick_no"]:
+        out.append(f"Trick {v['trick_no']}")
+    out += v["extra"]
+    return out
+
+
 def board_html(now):
-    """The Now board drawn on the server (now.js redraws it from /api/now)."""
+    """The Now board: what the OLED shows, from the View's fields (now.js puts a new one in
+    place when /now/board's version changed). An alert is drawn over the table, as on the OLED."""
     v = now.get("view")
     if not v:
         return f'<p class="quiet">{escape(now["message"])}</p>'
-    names = v["seats"] if v["game"] == "towers" else v["sides"]
-    parts = [f'<p class="quiet">Match {now["id"]} · {escape(v["game"])}</p>',
-             '<p class="score">' + "  ·  ".join(f"{escape(n)} {s}" for n, s in zip(names, v["score"])) + "</p>"]
+    parts = []
+    if v["alert"]:
+        a = v["alert"]
+        parts.append(f'<div class="alert alert-{escape(a["kind"])}" role="alert"><strong>'
+                     f'{ALERT_TITLES.get(a["kind"], "Note")}</strong> {escape(a["text"])}</div>')
+    if v["menu"]:
+        m = v["menu"]
+        items = "".join(f'<li{" class=selected" if i == m["selected"] else ""}>{escape(item)}</li>'
+                        for i, item in enumerate(m["items"]))
+        parts.append(f'<p class="quiet">The box\'s menu: {escape(m["title"])}</p><ol class="menu">{items}</ol>')
+        return "".join(parts)
+    game = GAME_NAMES.get(v["game"], v["game"])
+    head = f"Match {now['id']} · {game}" if now.get("id") else game
+    trump = {"hidden": "Trump: face down", None: ""}.get(v["trump"], f"Trump {SUIT_SIGNS.get(v['trump'], '')}")
+    parts.append(f'<p class="quiet">{escape(head)}</p>')
+    parts.append('<p class="score">' + "<span>" + "</span><span>".join(
+        f"{escape(n)} <b>{s}</b>" for n, s in zip(v["sides"], v["score"])) + "</span>"
+        + (f'<span class="trump">{escape(trump)}</span>' if trump else "") + "</p>")
+    details = _details(v)
+    if details:
+        parts.append(f'<p class="details">{escape(" · ".join(details))}</p>')
+    if v["up_card"] and v["phase"] in ("upcard", "trump1", "discard"):
+        parts.append(f'<p class="body">Up-card {_card(v["up_card"])}</p>')
+    if v["turned_down"] and v["phase"] == "trump2":
+        parts.append(f'<p class="body">Not {SUIT_SIGNS.get(v["turned_down"], "")}</p>')
+    cards = v["flipped"] if v["phase"] == "flip" else v["trick"] if v["phase"] == "play" else []
+    if v["phase"] in ("flip", "play"):
+        by_seat = {c["seat"]: c for c in cards}
+        cols = "".join(
+            f'<div class="seat{" turn" if n == v["turn"] else ""}"><span class="name">{escape(n)}</span>'
+            + (_card(by_seat[n]) if n in by_seat else '<span class="card empty"></span>') + "</div>"
+            for n in v["seats"])
+        parts.append(f'<div class="table">{cols}</div>')
     parts += [f'<p class="prompt">{escape(line)}</p>' for line in v["prompt"]]
-    facts = []
-    if v["trump"]:
-        facts.append(f"Trump: {v['trump']}")
-    if v["dealer"]:
-        facts.append(f"Dealer: {v['dealer']}")
-    if v["bid"]:
-        facts.append(f"Bid: {v['bid']}" + (f" ({v['bidder']})" if v["bidder"] else ""))
-    if v["trick_no"]:
-        facts.append(f"Trick {v['trick_no']}")
-    if facts:
-        parts.append(f"<p>{escape(' · '.join(facts))}</p>")
-    if v["trick"]:
-        parts.append('<p class="cards">' + "".join(f"<span>{escape(c['seat'])}: {escape(c['label'])}</span>"
-                                                   for c in v["trick"]) + "</p>")
+    if now.get("source") == "journal":
+        parts.append('<p class="quiet">Rebuilt from the journal: the box is not running (or is a '
+                     'moment behind), so its alerts and the last trick are not shown.</p>')
     return "".join(parts)
 
 
 def now_page(now):
-    body = (f'<h1>Now</h1><div id="board" class="board" data-version="{escape(now["version"])}">'
-            f'{board_html(now)}</div><p class="quiet">The same as the box\'s screen; it updates by itself.</p>')
+    body = (f'<h1>Now</h1><div id="board" class="board" data-version="{escape(now["version"])}" aria-live="polite">'
+            f'{board_html(now)}</div><p class="quiet">What the box\'s screen shows; it updates by itself.</p>')
     return page("Now", "/", body, script="now.js")
 
 
 def matches_page(records):
     rows = "".join(
         f'<tr><td><a href="/matches/{r.id}">{r.id}</a></td><td>{GAME_NAMES[r.game]}</td>'
-        f'<td>{escape(", ".join(r.seats))}</td><td>{score_words(r)}</td>'
+        f'<td>{escape(", ".join(r.seats))}</td><td>{score_cell(r)}</td>'
         f'<td>{escape(" and ".join(r.winner or ()))}</td><td>{state_cell(r)}</td><td>{when(r.started)}</td></tr>'
         for r in reversed(records))
     body = ("<h1>Matches</h1>" + (
@@ -96,7 +155,8 @@ def match_page(rec):
     ended = f" · finished {when(rec.finished)}" if rec.finished else ""
     body = (f"<h1>{escape(head)}</h1><p>{state_cell(rec)} · started {when(rec.started)}{ended} · "
             f"{escape(', '.join(rec.seats))}</p>"
-            f'<p class="score">{score_words(rec)}</p>'
+            + (f'<p class="warn">{escape(rec.note[:1].upper() + rec.note[1:])}.</p>' if rec.note
+               else f'<p class="score">{score_words(rec)}</p>')
             + (f"<p>Winner: {escape(' and '.join(rec.winner))}</p>" if rec.winner else "")
             + (f'<p class="warn">{escape(rec.problem)}</p>' if rec.problem else "")
             + "<h2>Score through the match</h2>" + line_chart(series, "score after each hand", "hands")
@@ -108,16 +168,17 @@ def match_page(rec):
     return page(head, "/matches", body)
 
 
-COLUMNS = {
-    "towers": (("played", "Played"), ("won", "Won"), ("win_rate", "Win %"), ("scored", "Towers"),
+COLUMNS = {  # (figure, heading) in order; a figure the table's rows lack is left out
+    "towers": (("played", "Played"), ("won", "Won"), ("win_rate", "Win %"), ("scored", "Towers won"),
                ("for2", "For 2 made/declared"), ("reneges", "Reneges"), ("claims_won", "Claims won"),
-               ("accusations", "Accusations true/false"), ("average_hands", "Hands a match"), ("average_minutes", "Minutes a match"),
-               ("abandoned", "Abandoned")),
-    "twenty-nine": (("played", "Played"), ("won", "Won"), ("win_rate", "Win %"), ("scored", "Rounds won"),
+               ("accusations", "Accusations true/false"), ("average_hands", "Hands a match"),
+               ("average_minutes", "Minutes a match"), ("abandoned", "Abandoned")),
+    "twenty-nine": (("played", "Played"), ("won", "Won"), ("win_rate", "Win %"), ("hands_won", "Rounds won"),
                     ("bids", "Bids made/missed"), ("reneges", "Reneges"), ("claims_won", "Claims won"),
-                    ("accusations", "Accusations true/false"), ("average_hands", "Rounds a match"), ("average_minutes", "Minutes a match"),
-                    ("abandoned", "Abandoned")),
+                    ("accusations", "Accusations true/false"), ("average_hands", "Rounds a match"),
+                    ("average_minutes", "Minutes a match"), ("abandoned", "Abandoned")),
 }
+NEEDS = {"for2": "for2_declared", "accusations": "accusations_true"}
 
 
 def cell(f, key):
@@ -134,8 +195,9 @@ def cell(f, key):
 
 
 def table(game, figures, who):
-    cols = COLUMNS[game]
     order = sorted(figures.items(), key=lambda kv: (-kv[1]["won"], -kv[1]["played"], kv[0]))
+    some = order[0][1] if order else {}
+    cols = [(k, label) for k, label in COLUMNS[game] if NEEDS.get(k, k) in some]
     head = f"<tr><th>{who}</th>" + "".join(f"<th class=n>{label}</th>" for _, label in cols) + "</tr>"
     rows = "".join(f"<tr><td>{escape(name)}</td>" + "".join(f"<td class=n>{cell(f, k)}</td>" for k, _ in cols)
                    + "</tr>" for name, f in order)
@@ -150,7 +212,9 @@ def players_page(standings, over_time):
         parts.append(f"<h2>{GAME_NAMES[game]}: standings</h2>" + table(game, tables["players"], "Player"))
         if tables["partnerships"]:
             parts.append(f"<h2>{GAME_NAMES[game]}: partnerships</h2>"
-                         + table(game, tables["partnerships"], "Partnership"))
+                         + table(game, tables["partnerships"], "Partnership")
+                         + '<p class="quiet">Claims and accusations are a partnership\'s (either partner '
+                           'may make them), so they are counted here, not per player.</p>')
         series = sorted(over_time.get(game, {}).items())
         if series:
             parts.append(f"<h2>{GAME_NAMES[game]}: wins over time</h2>"

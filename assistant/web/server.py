@@ -5,12 +5,14 @@ Pages: ``/`` (Now), ``/matches``, ``/matches/ID``, ``/players``; JSON: ``/api/no
 ``/api/matches``, ``/api/players``, ``/api/matches/ID/scenario``. The standard library's
 ``http.server`` serves it (no dependency; bench/bench_web.py compares it with bottle).
 
-Hidden cards are never served: the Now page is the OLED's view model, the records hold hands'
+Hidden cards are never served: the Now page is the OLED's view model (the daemon's screen
+file, or the table rebuilt from the journal: assistant/web/now.py), the records hold hands'
 results only, and the scenario of the match in play (which holds the face-down trump, the
 discard and scanned hands) is refused until the match is over.
 """
 import json
 import re
+import zlib
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,7 +25,8 @@ from assistant.rules.scenario import ScenarioError, parse_action
 from assistant.box.stats import IN_PLAY, standings, wins_over_time
 from assistant.web import pages
 from assistant.web.history import History
-from assistant.web.now import public, view_of
+from assistant.box.screen_file import read_screen, runtime_dir, view_json
+from assistant.web.now import view_of
 
 STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; charset=utf-8"}
 MAX_LINE = 2048  # a request line longer than this is refused (414)
@@ -40,8 +43,9 @@ HEADERS = {
 class Site:
     """What the pages are made of; one lock, since the journal connection and caches are shared."""
 
-    def __init__(self, state_dir):
+    def __init__(self, state_dir, runtime=None):
         self.history = History(state_dir)
+        self.runtime = runtime or runtime_dir(state_dir)  # where the daemon writes its screen
         self.lock = threading.Lock()
         self._now = (None, None)  # (version, answer)
         self.static = {name: files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
@@ -54,18 +58,28 @@ class Site:
         return next((r for r in self.records() if r.id == mid), None)
 
     def now(self):
+        """The Now page's data: the box's own screen when it belongs to the journal's latest
+        match at its latest row (``source``: "box"), else the table rebuilt from the journal
+        ("journal"), or a message when there is neither."""
         with self.lock:
             recs = self.history.records()
-            if not recs:
-                return {"id": None, "version": "none", "view": None, "message": "No match in the journal yet."}
-            rec = recs[-1]
+            latest = self.history.latest
+            shown = read_screen(self.runtime)
+            rec = recs[-1] if recs and recs[-1].id == latest[0] else None
+            state = rec.state if rec else None
+            if shown is not None and (shown[0].get("match"), shown[0].get("rows")) == latest:
+                return {"id": latest[0], "version": f"box:{zlib.crc32(shown[1].encode())}", "state": state,
+                        "source": "box", "view": shown[0]["view"], "message": ""}
+            if rec is None:
+                return {"id": None, "version": "none", "state": None, "source": None, "view": None,
+                        "message": "No match in the journal yet."}
             version = f"{rec.id}:{rec.actions}:{len(rec.hands)}:{rec.state}"
             if self._now[0] == version:
                 return self._now[1]
             found = self.history.scenario_lines(rec.id)
             view = view_of(rec, found[3], self.history.journal) if found else None
-            answer = {"id": rec.id, "version": version, "state": rec.state,
-                      "view": None if view is None else public(view),
+            answer = {"id": rec.id, "version": version, "state": rec.state, "source": "journal",
+                      "view": None if view is None else view_json(view, rec.seats),
                       "message": "" if view else "The match in play cannot be shown."}
             self._now = (version, answer)
             return answer
@@ -91,7 +105,7 @@ class Site:
 def match_json(rec):
     return {"id": rec.id, "game": rec.game, "seats": list(rec.seats), "score": rec.score,
             "winner": rec.winner, "started": rec.started, "finished": rec.finished, "state": rec.state,
-            "hands": len(rec.hands)}
+            "hands": len(rec.hands), "actions": rec.actions, "note": rec.note}
 
 
 def players_json(records):
@@ -105,6 +119,7 @@ ROUTES = [
     (re.compile(r"/matches"), "matches_page"),
     (re.compile(r"/matches/(\d{1,9})"), "match_page"),
     (re.compile(r"/players"), "players_page"),
+    (re.compile(r"/now/board"), "now_board"),
     (re.compile(r"/api/now"), "api_now"),
     (re.compile(r"/api/matches"), "api_matches"),
     (re.compile(r"/api/players"), "api_players"),
@@ -195,6 +210,12 @@ class Handler(BaseHTTPRequestHandler):
         recs = self.site.records()
         return self._html(pages.players_page(standings(recs), wins_over_time(recs)))
 
+    def now_board(self):
+        """The board alone, for now.js to put in place when its version changed."""
+        now = self.site.now()
+        status, kind, body, _ = self._html(pages.board_html(now))
+        return status, kind, body, {"X-Board-Version": now["version"]}
+
     def api_now(self):
         return self._json(self.site.now())
 
@@ -226,8 +247,8 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 16
 
 
-def make_server(state_dir, host="127.0.0.1", port=8029):
-    site = Site(state_dir)
+def make_server(state_dir, host="127.0.0.1", port=8029, runtime=None):
+    site = Site(state_dir, runtime)
     handler = type("BoundHandler", (Handler,), {"site": site})
     server = Server((host, port), handler)
     server.site = site
@@ -239,6 +260,9 @@ def main(argv):
     parser = argument_parser("card-assistant web", description="Serve the box's web page (read-only).")
     parser.add_argument("--state-dir", default=None, help="where the journal lives (default: the config's)")
     parser.add_argument("--config", default=None, help="TOML config: its [web] section and state_dir")
+    parser.add_argument("--runtime-dir", default=None,
+                        help="where the box writes its screen for the Now page (on the box "
+                             "/run/card-assistant; default: the state folder's run/)")
     parser.add_argument("--host", default=None, help="address to listen on (default: the config's, else 127.0.0.1)")
     parser.add_argument("--port", type=int, default=None, help="port (default: the config's, else 8029)")
     args = parser.parse_args(argv)
@@ -263,7 +287,7 @@ def main(argv):
         print(f"{me}: port {port} is not a port (1 to 65535, or 0 for any free one)", file=sys.stderr)
         return 2
     try:
-        server = make_server(state_dir, host, port)
+        server = make_server(state_dir, host, port, args.runtime_dir)
     except OSError as e:
         print(f"{me}: cannot listen on {host}:{port} ({e.strerror or e})", file=sys.stderr)
         return 1

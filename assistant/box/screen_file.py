@@ -1,0 +1,121 @@
+"""What the OLED shows, as a small JSON file for the web page's Now page (issue 13 item 3).
+
+The web page is its own process and holds no table, so the journal alone cannot tell it the
+alerts (a renege proven, a refused tap), the last trick with its winner, or a menu: only the
+daemon's :class:`~assistant.box.view.View` knows them. After each frame the daemon writes that
+View here (:class:`ScreenFile`): a new file renamed over the old one, so a reader never sees half
+of one. The View has no field for a hidden card, so neither has the file.
+
+Where: the daemon's runtime directory, ``$RUNTIME_DIRECTORY`` (on the box /run/card-assistant,
+a tmpfs: nothing wears the SD card), else the folder ``run`` of the state folder (the simulator,
+the tests). Beside the View it says the journal's match and row count at that frame, so the web
+page can tell a file the journal has moved past; the box removes it when it stops.
+
+>>> from assistant.box.view import View
+>>> d = view_json(View(game="towers", seats=("Ann", "Bob"), phase="play", score=(1, 0), turn=1,
+...                    trick=((0, 8),)), ("Ann", "Bob"))
+>>> d["turn"], d["trick"], d["alert"]
+('Bob', [{'seat': 'Ann', 'name': 'AH', 'label': 'A♥'}], None)
+"""
+import json
+import logging
+import os
+
+from assistant.rules.cards import SUITS, card_label, card_name
+
+FILE = "screen.json"
+MAX_SIZE = 64 * 1024  # a bigger file is not one the box wrote
+log = logging.getLogger("card-assistant")
+
+
+def runtime_dir(state_dir, env=None):
+    """The folder of the screen file: systemd's runtime directory, else ``STATE_DIR/run``."""
+    env = os.environ if env is None else env
+    return env.get("RUNTIME_DIRECTORY", "").split(":")[0] or os.path.join(state_dir, "run")
+
+
+def _card(c):
+    return {"name": card_name(c), "label": card_label(c)}
+
+
+def view_json(view, names=None):
+    """The View as JSON: every field the screen may show, cards by name and label, seats by
+    ``names`` (the players' whole names; the View's own are shortened for the OLED)."""
+    names = tuple(names) if names and len(names) == len(view.seats) else view.seats
+    seat = lambda s: None if s is None else names[s]  # noqa: E731
+    trump = view.trump if view.trump in (None, "hidden") else SUITS[view.trump]
+    sides = names if view.towers else (f"{names[0]} + {names[2]}", f"{names[1]} + {names[3]}")
+    return {
+        "game": view.game, "seats": list(names), "sides": list(sides),
+        "phase": view.phase, "prompt": view.prompt.split("\n") if view.prompt else [],
+        "score": list(view.score), "dealer": seat(view.dealer), "turn": seat(view.turn),
+        "hand_size": view.hand_size, "trump": trump,
+        "up_card": None if view.up_card is None else _card(view.up_card),
+        "turned_down": None if view.turned_down is None else SUITS[view.turned_down],
+        "bidder": seat(view.bidder), "bid": view.bid, "target": view.target,
+        "for_two": view.for_two, "double": view.double,
+        "tricks": list(view.tricks), "points": list(view.points),
+        "trick": [{"seat": names[s], **_card(c)} for s, c in view.trick], "trick_no": view.trick_no,
+        "flipped": [{"seat": names[s], **_card(c)} for s, c in view.flipped],
+        "winner": [names[s] for s in view.winner], "extra": list(view.extra),
+        "alert": None if view.alert is None else {"kind": view.alert.kind, "text": view.alert.text},
+        "menu": None if view.menu is None else {"title": view.menu.title, "items": list(view.menu.items),
+                                                "selected": view.menu.selected},
+    }
+
+
+class ScreenFile:
+    """Written by the daemon after each frame; a frame like the last is not written again. A
+    folder that cannot take it is said once in the log: the web page then rebuilds the table
+    from the journal, and the box plays on."""
+
+    def __init__(self, folder):
+        self.folder = str(folder)
+        self.path = os.path.join(self.folder, FILE)
+        self._last = None
+        self._failed = False
+
+    def write(self, view, match_id, rows, names=None):
+        text = json.dumps({"match": match_id, "rows": rows, "view": view_json(view, names)},
+                          ensure_ascii=False, separators=(",", ":"))
+        if text == self._last:
+            return
+        tmp = self.path + ".tmp"
+        try:
+            if not os.path.isdir(self.folder):
+                os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, self.path)
+        except OSError as e:
+            if not self._failed:
+                from assistant.box.journal_files import say
+                log.warning("%s: its Now page shows the table from the journal",
+                            say(self.folder, e, "the screen for the web page cannot be written"))
+            self._failed = True
+            return
+        self._last = text
+
+    def remove(self):
+        for path in (self.path, self.path + ".tmp"):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def read_screen(folder):
+    """``(data, text)`` of the screen file in ``folder``, or None when there is none usable."""
+    try:
+        with open(os.path.join(folder, FILE), "rb") as f:
+            raw = f.read(MAX_SIZE + 1)
+        if len(raw) > MAX_SIZE:
+            return None
+        text = raw.decode("utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("view"), dict):
+        return None
+    return data, text
