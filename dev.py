@@ -88,7 +88,8 @@ def private_folder(folder):
 
 def web(rest):
     """The web page on http://127.0.0.1:8029/ (``--host 0.0.0.0`` for phones on the same Wi-Fi)
-    while bots play three towers and two Twenty-Nine matches into .play/; it stays up after."""
+    while bots play into .play/: two towers and one Twenty-Nine match at full speed (Matches and
+    Players fill at once), then one of each at a pace to watch on the Now page; it stays up after."""
     import signal
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: stop the page too
     state = private_folder(ROOT / ".play")
@@ -96,8 +97,12 @@ def web(rest):
     server = subprocess.Popen([exe, "web", "--state-dir", str(state), *(rest or ["--port", "8029"])])
     try:
         players = ["--player", "Ann", "--player", "Bob", "--player", "Cleo", "--player", "Dev"]
-        for game, matches, seated in (("towers", 3, 4), ("twenty-nine", 2, 8)):
-            sh(exe, "sim", "--bots", "--game", game, "--matches", matches, "--seed", 1,
+        for game, matches, seed, pace in (("towers", 2, 1, 0), ("twenty-nine", 1, 1, 0),
+                                          ("towers", 1, 2, 0.4), ("twenty-nine", 1, 2, 0.4)):
+            seated = 4 if game == "towers" else 8
+            if pace:
+                print(f"Now a {game} match at {pace} s an action: watch it on the Now page.", flush=True)
+            sh(exe, "sim", "--bots", "--game", game, "--matches", matches, "--seed", seed, "--pace", pace,
                "--renege-rate", "0.05", "--state-dir", state, *players[:seated])
         print("The bots are done; the page stays up. Ctrl-C stops it.", flush=True)
         server.wait()

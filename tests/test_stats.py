@@ -105,7 +105,8 @@ def test_wins_over_time(tmp_path):
     write_journal(tmp_path)
     w = wins_over_time(History(tmp_path).records())
     assert w["towers"]["P2"] == [(1, 1), (2, 2)]
-    assert w["twenty-nine"]["P3"] == [(4, 1), (5, 1)]
+    assert w["twenty-nine"]["P1 + P3"] == [(4, 1), (5, 1)]  # partners' lines would coincide
+    assert "P3" not in w["twenty-nine"]
 
 
 def test_undo_rows_follow_the_actions_in_effect(tmp_path):

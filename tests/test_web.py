@@ -261,3 +261,16 @@ def test_the_box_writes_its_screen_privately_and_removes_it_when_it_stops(tmp_pa
         sim.stop()
     assert [r.message for r in caplog.records].count(next(
         r.message for r in caplog.records if "screen for the web page" in r.message)) == 1
+
+
+def test_sim_pace_lets_a_person_watch_and_refuses_nonsense(capsys):
+    """`dev.py web` plays its last matches at --pace 0.4 so the Now page can be watched (issue 13:
+    a new user watches bots play): the sim takes seconds after each action, 0 to 10, and refuses
+    anything else in one line."""
+    from assistant.sim.simulator import parse_args
+    assert parse_args(["--bots", "--pace", "0.4"]).pace == 0.4 and parse_args(["--bots"]).pace == 0.0
+    for bad in ("-1", "11", "nan"):
+        with pytest.raises(SystemExit):
+            parse_args(["--bots", "--pace", bad])
+        err = capsys.readouterr().err
+        assert "--pace" in err and "Traceback" not in err

@@ -229,16 +229,16 @@ def _add(f, rec, side, mine):
 
 
 def wins_over_time(records):
-    """Per game, per player: ``[(match id, wins so far)]`` after each finished match they played,
-    for the chart over time."""
+    """Per game, per side (a player, or a partnership ``"Ann + Cy"``, whose partners' lines
+    would lie on each other): ``[(match id, wins so far)]`` after each finished match the side
+    played, for the chart over time."""
     out = {}
     for rec in records:
         if rec.state != FINISHED:
             continue
         game = out.setdefault(rec.game, {})
         for side, names in enumerate(rec.sides()):
-            for name in names:
-                series = game.setdefault(name, [])
-                before = series[-1][1] if series else 0
-                series.append((rec.id, before + (rec.winner_side == side)))
+            series = game.setdefault(" + ".join(sorted(names)), [])
+            before = series[-1][1] if series else 0
+            series.append((rec.id, before + (rec.winner_side == side)))
     return out

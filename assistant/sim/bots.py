@@ -146,9 +146,9 @@ def perform(sim, action):
         choose(sim, action)
 
 
-def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
+def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, pace=0.0):
     """Play ``matches`` whole matches; returns 0 when every injected renege was proven (or, with
-    deal scan, refused at once)."""
+    deal scan, refused at once). ``pace``: seconds to wait after each action (to watch them)."""
     rng = random.Random(seed)
     scan = sim.table.deal_scan
     if scan and not bot_class(game).scans_hands:
@@ -159,7 +159,7 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print):
     for k in range(matches):
         start_match(sim, game)
         bot = table_bot(game, seed * 1000 + k, 0.0 if scan else renege_rate, known_hands=scan)
-        proven = _play(sim, bot, rng, claim_rate, total, renege_rate if scan else 0.0)
+        proven = _play(sim, bot, rng, claim_rate, total, renege_rate if scan else 0.0, pace)
         injected = [tuple(x) for x in bot.injected_log]
         got = [(r.seat, r.hand, r.trick) for r in proven]
         total["injected"] += len(injected)
@@ -200,7 +200,7 @@ def _try_renege(sim, bot, total):
     total["refused"] += 1
 
 
-def _play(sim, bot, rng, claim_rate, total, try_rate=0.0):
+def _play(sim, bot, rng, claim_rate, total, try_rate=0.0, pace=0.0):
     m = sim.table.match
     while m.engine.phase != "over":
         e = m.engine
@@ -219,6 +219,8 @@ def _play(sim, bot, rng, claim_rate, total, try_rate=0.0):
         before = len(m.actions)
         perform(sim, action)
         _check(sim, before, action)
+        if pace:
+            time.sleep(pace)
     return list(m.engine.book.proven)
 
 

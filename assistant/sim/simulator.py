@@ -202,6 +202,9 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=1, help="with --bots: the seed of the deals and choices")
     p.add_argument("--renege-rate", type=float, default=0.0,
                    help="with --bots: the share of plays that renege when able, 0 to 1")
+    p.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
+                   help="with --bots: wait this long after each action, to watch them play "
+                        "(on the web page's Now page); 0 to 10, default 0")
     p.add_argument("--frames", metavar="DIR", help="save every displayed frame as PNG")
     p.add_argument("--state-dir", help="journal and deck (default: a new temporary directory)")
     p.add_argument("--pads", default=None,
@@ -232,6 +235,8 @@ def parse_args(argv):
         p.error("--tables and --chaos go with --club")
     if not 1 <= args.tables <= 200:
         p.error(f"--tables must be 1 to 200, not {args.tables}")
+    if not 0.0 <= args.pace <= 10.0:
+        p.error(f"--pace is seconds to wait after each action, from 0 to 10, not {args.pace}")
     if args.matches < 1:
         p.error(f"--matches must be 1 or more, not {args.matches}")
     if not 0.0 <= args.renege_rate <= 1.0:  # NaN fails both comparisons, so it is refused too
@@ -328,7 +333,7 @@ def main(argv):
         if args.bots:
             from assistant.hw.display import to_terminal
             from assistant.sim.bots import run_bots
-            status = run_bots(sim, args.game, args.matches, args.seed, args.renege_rate)
+            status = run_bots(sim, args.game, args.matches, args.seed, args.renege_rate, pace=args.pace)
             print("the last frame on the OLED:")
             print(to_terminal(sim.box.frame, compact=True))
             return status

@@ -33,7 +33,9 @@ def score_words(rec):
 
 def score_cell(rec):
     """The score, or, for a match the journal kept no action of, those words (never 0–0)."""
-    return f'<span class="warn">{escape(rec.note)}</span>' if rec.note else score_words(rec)
+    if rec.note:
+        return f'{escape(", ".join(rec.seats))}: <span class="warn">{escape(rec.note)}</span>'
+    return score_words(rec)
 
 
 def state_cell(rec):
@@ -130,11 +132,11 @@ def now_page(now):
 def matches_page(records):
     rows = "".join(
         f'<tr><td><a href="/matches/{r.id}">{r.id}</a></td><td>{GAME_NAMES[r.game]}</td>'
-        f'<td>{escape(", ".join(r.seats))}</td><td>{score_cell(r)}</td>'
+        f'<td>{score_cell(r)}</td>'
         f'<td>{escape(" and ".join(r.winner or ()))}</td><td>{state_cell(r)}</td><td>{when(r.started)}</td></tr>'
         for r in reversed(records))
     body = ("<h1>Matches</h1>" + (
-        '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Seats</th><th>Score</th><th>Winner</th>'
+        '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Score</th><th>Winner</th>'
         f"<th>State</th><th>Started</th></tr>{rows}</table></div>" if records else
         '<p class="quiet">No match in the journal yet.</p>'))
     return page("Matches", "/matches", body)
@@ -191,6 +193,8 @@ def cell(f, key):
     if key == "bids":
         return escape(", ".join(f"{lvl}: {m}/{x}" for lvl, (m, x) in sorted(f["bids"].items())))
     v = f[key]
+    if key == "average_minutes" and v is not None and v < 1:
+        return "&lt;1"
     return "" if v is None else str(v)
 
 
