@@ -119,3 +119,34 @@ def test_now_page_updates_live_after_a_bot_action(served, browser):
     assert marker and browser.execute_script("return document.body.dataset.loaded") == "yes"  # no reload
     assert "Dealer: " in after and errors(browser) == []
     shot(browser, "now-live-phone")
+
+
+def test_now_page_shows_the_box_alert_and_last_trick_live(served, browser):
+    """While the box runs, Now is the OLED's own View: the renege alert and the last trick with
+    who takes it appear without a reload when the daemon writes a new frame."""
+    folder, base = served
+    import sqlite3
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    from assistant.box.screen_file import ScreenFile
+    from assistant.box.view import Alert, View
+    db = sqlite3.connect(folder / "journal.sqlite3")
+    mid = db.execute("SELECT max(id) FROM matches").fetchone()[0]
+    rows = db.execute("SELECT count(*) FROM actions WHERE match=?", (mid,)).fetchone()[0]
+    db.close()
+    browser.set_window_size(*SIZES["phone"])
+    browser.get(base + "/")
+    browser.execute_script("document.body.dataset.loaded = 'yes'")
+    view = View(game="towers", seats=("Ann", "Bob"), phase="play", prompt="Bob takes trick 2", score=(0, 1),
+                dealer=0, turn=1, hand_size=6, trump=1, bidder=1, tricks=(0, 2), trick=((0, 8), (1, 9)), trick_no=2,
+                alert=Alert("renege", "Ann failed to follow ♥ (trick 1)"))
+    screen = ScreenFile(folder / "run")
+    screen.write(view, mid, rows)
+    try:
+        WebDriverWait(browser, 10).until(lambda d: "Renege" in d.find_element(By.ID, "board").text)
+        text = browser.find_element(By.ID, "board").text
+        assert "Ann failed to follow" in text and "Bob takes trick 2" in text
+        assert browser.execute_script("return document.body.dataset.loaded") == "yes" and errors(browser) == []
+        shot(browser, "now-box-alert-phone")
+    finally:
+        screen.remove()
