@@ -143,7 +143,7 @@ def test_now_page_shows_the_box_alert_and_last_trick_live(served, browser):
     screen = ScreenFile(folder / "run")
     screen.write(view, mid, rows)
     try:
-        WebDriverWait(browser, 10).until(lambda d: "Renege" in d.find_element(By.ID, "board").text)
+        WebDriverWait(browser, 10).until(lambda d: "renege!" in d.find_element(By.ID, "board").text.lower())
         text = browser.find_element(By.ID, "board").text
         assert "Ann failed to follow" in text and "Bob takes trick 2" in text
         assert browser.execute_script("return document.body.dataset.loaded") == "yes" and errors(browser) == []
