@@ -630,3 +630,39 @@ def test_towers_accusation_is_confirmed_and_marked(towers):
     assert v.alert.text == "P1 accuses P2: decided by the hand's end"
     v = towers.press("back")
     assert "accused P2" in v.extra and towers.lines()[-1] == "accuse P2"
+
+
+def test_scanned_cards_are_kept_over_a_power_cut(tmp_path):
+    """Nothing accepted is lost (found by an outside tester): the cards of a deal scan were counted
+    on the screen but kept only in memory until a hand was complete, so a restart showed
+    "Scan P1 0/7". Each tap is journaled before it is counted; a restart takes the scan up."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")        # P2 deals 7
+    for c in ("AS", "KS", "QS"):
+        h.tap(1, c)
+    h.tap(2, "9S")
+    assert "P1 3/7 P2 1/7" in h.table.view().prompt
+    journal = Journal(str(tmp_path / "journal.sqlite3"))   # the box again, after the cut
+    again = Table(journal, DECK, pads=TOWERS_PADS, deal_scan=True, match=journal.resume().match)
+    assert "P1 3/7 P2 1/7" in again.view().prompt
+    again.handle(ButtonPressed("back", True))              # the last tap is P2's: taken back
+    assert "P1 3/7 P2 0/7" in again.view().prompt
+    for c in ("AC", "KC", "QC", "AD"):
+        again.handle(TagArrived(1, uid(c)))
+    hand = [r[0] for r in journal.db.execute("SELECT line FROM actions ORDER BY seq")][-1]
+    assert hand.split() == ["hand", "P1", "AS", "KS", "QS", "AC", "KC", "QC", "AD"]
+
+
+def test_a_kept_scan_of_another_hand_is_not_taken_up(tmp_path):
+    """The kept scan names its match and hand: a line left from an earlier hand restores nothing."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")
+    h.tap(1, "AS")
+    journal = Journal(str(tmp_path / "journal.sqlite3"))
+    match = journal.resume().match
+    journal.set_setting("scan", f"{journal.match_id} {match.engine.hand_no + 1} 0:AS")
+    again = Table(journal, DECK, pads=TOWERS_PADS, deal_scan=True, match=match)
+    assert "P1 0/7" in again.view().prompt
+    journal.set_setting("scan", f"{journal.match_id} {match.engine.hand_no} 0:AS 0:AS")  # damaged
+    again = Table(journal, DECK, pads=TOWERS_PADS, deal_scan=True, match=match)
+    assert "P1 1/7" in again.view().prompt                  # the good part, then it stops

@@ -1,16 +1,21 @@
 """Deal scan: after the deal each player taps their hand on their own pad, so that the box knows
 the hands and refuses a renege at the card that makes it (issue 9).
 
-The scanned cards are hidden: they are kept here until a seat's hand is complete, then
-go to the journal as a ``hand`` line; a screen only ever shows counts ("Scan P1 3/8 P2 0/7"),
+The scanned cards are hidden: until a seat's hand is complete they are kept here and in the
+journal's ``scan`` setting (written before the screen counts the card, so a power cut loses no
+tap: a restart takes the scan up where it was), then go to the journal as a ``hand`` line; a
+screen only ever shows counts ("Scan P1 3/8 P2 0/7"),
 and a refusal never names a card. What differs per game (how many cards a seat scans,
 when hands are scanned, which card cannot be a seat's, the bidder's face-down card) is
 asked of the per-game desk module (:mod:`assistant.box.table_towers`,
 :mod:`assistant.box.table_twentynine`).
 """
-from assistant.rules.cards import card_label
+from assistant.rules.cards import CardError, card_label, card_name, parse_card
 from assistant.rules.scenario import Action
+from assistant.box.journal import JournalError
 from assistant.box.modes import MenuMode
+
+SETTING = "scan"  # "<match id> <hand number> <seat>:<card> ...", the taps in order
 
 
 class DealScan:
@@ -47,7 +52,53 @@ class DealScan:
         return ["Scan " + " ".join(counts[:2])] + ([" ".join(counts[2:])] if counts[2:] else [])
 
     def clear(self):
-        self.cards, self.taps = {}, []
+        if self.taps:
+            self.cards, self.taps = {}, []
+            self._forget_quietly()
+
+    # -- kept in the journal -------------------------------------------------------------
+
+    def _stored(self):
+        """The journal's line for the taps so far ("" for none)."""
+        if not self.taps:
+            return ""
+        t = self.table
+        done = {}
+        taps = []
+        for seat in self.taps:
+            taps.append(f"{seat}:{card_name(self.cards[seat][done.get(seat, 0)])}")
+            done[seat] = done.get(seat, 0) + 1
+        return f"{t.journal.match_id} {t.match.engine.hand_no} " + " ".join(taps)
+
+    def _save(self):
+        """Write the taps to the journal; JournalError if it cannot (the caller takes the tap back)."""
+        self.table.journal.set_setting(SETTING, self._stored())
+
+    def restore(self):
+        """After a restart: the taps of this match's hand the journal kept, each checked again as
+        if tapped now (a stale or damaged line restores nothing it should not). Reads only."""
+        t = self.table
+        try:
+            words = (t.journal.setting(SETTING) or "").split()
+        except Exception:  # an older or failing journal: no scan to take up
+            return
+        if len(words) < 3 or words[:2] != [str(t.journal.match_id), str(t.match.engine.hand_no)]:
+            return
+        if not self.active():
+            return
+        for word in words[2:]:
+            seat, _, text = word.partition(":")
+            try:
+                seat, card = int(seat), parse_card(text)
+            except (ValueError, CardError):
+                return
+            have = self.cards.get(seat, [])
+            if not 0 <= seat < len(t.match.seats) or card in have or len(have) + 1 >= self.target(seat):
+                return
+            if t.desk.scan_problem(t, seat, card):
+                return
+            self.cards.setdefault(seat, []).append(card)
+            self.taps.append(seat)
 
     def clear_unless_active(self):
         """After an action that may start or end a deal: a finished scan's leftovers go."""
@@ -81,10 +132,17 @@ class DealScan:
         cards.append(card)
         self.taps.append(seat)
         if len(cards) < self.target(seat):
+            try:
+                self._save()  # kept before the screen counts it
+            except JournalError as err:
+                cards.pop()
+                self.taps.pop()
+                t.alert_refused(str(err), "journal")
             return
         if t.apply(Action("hand", seat=seat, cards=t.desk.hand_with_hidden(t.match.engine, seat, cards))):
             del self.cards[seat]
             self.taps = [s for s in self.taps if s != seat]
+            self._forget_quietly()
         else:  # only the last card is taken back; the reason is in the alert (no card named)
             cards.pop()
             self.taps.pop()
@@ -96,9 +154,24 @@ class DealScan:
         if not self.taps:
             return False
         seat = self.taps.pop()
-        self.cards[seat].pop()
+        card = self.cards[seat].pop()
+        try:
+            self._save()
+        except JournalError as err:
+            self.cards[seat].append(card)
+            self.taps.append(seat)
+            self.table.alert_refused(str(err), "journal")
+            return True
         self.table.set_alert("info", f"Scan: {self.table.match.seats[seat]}'s last card taken back", "scan")
         return True
+
+    def _forget_quietly(self):
+        """After a seat's hand went to the journal, or the scan ended: the line forgets those taps.
+        If that write fails the line still names them, and a restart checks each again."""
+        try:
+            self._save()
+        except JournalError:
+            pass
 
     def _confirm_end(self, card):
         t = self.table

@@ -64,6 +64,8 @@ class Table:
         self.callers = set()       # (hand, trick, seat) of each call for trump (N5's words)
         if self.match is None:
             table_menus.game_menu(self)
+        else:
+            self.scan.restore()  # the cards scanned before a restart, as the journal kept them
 
     @property
     def desk(self):
