@@ -295,9 +295,126 @@ def test_the_board_refuses_bad_messages_with_a_line_and_stays_up(broker, live_bo
     assert len(words) == len(bad) + 1
     assert any("oversized" in w for w in words) and any("not JSON" in w for w in words)
     assert any("differs from the one stored" in w for w in words)
-    assert any("early" in r.getMessage() for r in caplog.records)
+    said = [r.getMessage() for r in caplog.records]
+    assert any("stored and held" in w for w in said) and any("gap is filled" in w for w in said)
     m = live_board.snapshot()["tables"][0]["matches"][0]
     assert m["phase"] == "play" or m["problem"] is None
+
+
+def send_all(broker, account, messages):
+    """Publish (topic, payload) pairs in this order over one connection, each acknowledged."""
+    c = make_client(f"send-{account}-{time.monotonic_ns()}", account, broker.passwords[account], False)
+    c.connect("127.0.0.1", broker.port)
+    c.loop_start()
+    for topic, payload in messages:
+        c.publish(topic, payload, qos=1).wait_for_publish(5)
+    c.disconnect()
+    c.loop_stop()
+
+
+def finished_match(tmp_path, game="towers", seed=11):
+    """A box's finished match: (its table, its events' (topic, payload) in order, its record's)."""
+    j, t, bot = bot_table(tmp_path, game, seed)
+    play(t, bot, game, ("Ann", "Bob", "Cat", "Dan")[: 2 if game == "towers" else 4])
+    rows = [(topic, payload) for _, topic, payload in j.outbox_rows(0, 100_000)]
+    events = [r for r in rows if r[0].endswith("/events")]
+    (record,) = [r for r in rows if "/record/" in r[0]]
+    return t, events, record
+
+
+def said(caplog, words):
+    return [r.getMessage() for r in caplog.records if words in r.getMessage()]
+
+
+def test_events_out_of_order_are_held_never_refused_so_none_is_lost(broker, live_board, caplog):
+    """Issue 14 item 3 (out of order) against "lost 0" (item 5): a whole match arriving backwards
+    through the real broker. The box deleted each event when the broker acknowledged it, so an
+    event the board refused would be gone for good: every one is stored and held until the ones
+    before it arrive, with one log line when the gap opens and one when it is filled."""
+    caplog.set_level(logging.INFO, logger="assistant.club.board")
+    t, events, _ = finished_match(broker.folder / "box")
+    send_all(broker, "t1", events[::-1])
+    assert wait_for(lambda: live_board.counts["stored"] == len(events))
+    assert wait_for(lambda: live_board.snapshot()["tables"][0]["matches"][0]["events"] == len(events) - 1)
+    (m,) = live_board.snapshot()["tables"][0]["matches"]
+    assert m["score"] == t.match.state()["score"] and m["winner"] == t.match.state()["winner"]
+    assert live_board.counts["refused"] == 0 and m["waiting"] == 0
+    assert len(said(caplog, "stored and held")) == 1 and len(said(caplog, "gap is filled")) == 1
+
+
+def test_held_events_are_bounded_and_the_matchs_record_brings_the_refused_back(broker, live_board, caplog,
+                                                                               monkeypatch):
+    """Issue 14 item 3: past MAX_HELD events waiting behind a gap, an out-of-order event is refused
+    with a log line (the board's memory stays bounded); the match's record, which the box sends at
+    the match's end and after every reconnect, brings every one of them back: lost 0."""
+    import assistant.club.board as board_module
+    monkeypatch.setattr(board_module, "MAX_HELD", 5)
+    t, events, record = finished_match(broker.folder / "box")
+    send_all(broker, "t1", [events[0], *events[3:13]])  # 1 and 2 lost on the way
+    assert wait_for(lambda: live_board.counts["refused"] == 5)
+    refused = said(caplog, "refused a message")
+    assert len(refused) == 5 and all("out of order" in w and "record" in w for w in refused)
+    assert live_board.counts["stored"] == 1 + 5
+    send_all(broker, "t1", [record])
+    assert wait_for(lambda: live_board.counts["stored"] == len(events))
+    (m,) = live_board.snapshot()["tables"][0]["matches"]
+    assert m["events"] == len(events) - 1 and m["score"] == t.match.state()["score"]
+
+
+def test_a_record_out_of_order_and_a_stale_table_now_change_nothing(broker, live_board, caplog):
+    """Issue 14 item 3: a record whose events are not its match's 0, 1, 2, ... is refused whole
+    with a log line; a "table now" older than the one shown (a restarted board gets the retained
+    one and the queued older ones) is skipped, so the page never goes back in time."""
+    t, events, record = finished_match(broker.folder / "box")
+    body = json.loads(record[1])
+    body["events"][1], body["events"][2] = body["events"][2], body["events"][1]
+    now = {"v": 1, "kind": "now", "table": "t1", "match": 1, "game": "towers", "seats": ["Ann", "Bob"],
+           "state": {}, "t": 0}
+    send_all(broker, "t1", [(record[0], json.dumps(body)),
+                            ("club/c/t1/now", json.dumps(dict(now, n=7))),
+                            ("club/c/t1/now", json.dumps(dict(now, n=5)))])
+    assert wait_for(lambda: live_board.counts["refused"] == 1 and live_board.counts["stale"] == 1)
+    assert live_board.counts["stored"] == 0 and live_board.now["t1"]["n"] == 7
+    assert "out of order: a record" in said(caplog, "refused a message")[0]
+
+
+def test_the_board_reads_its_password_from_a_file_never_from_its_command_line(broker, tmp_path):
+    """Issue 14 item 3 (credentials never world-readable): `ps` shows every process's command line
+    to every user, so the board's unit (systemd/card-assistant-board.service) gives the password
+    as a file (a systemd credential); a missing or empty file is one plain line."""
+    import subprocess
+    import sys
+    from assistant.club.broker import free_port, stop_process
+    from assistant.club.club_sim import fetch
+    secret = tmp_path / "board-password"
+    secret.write_text(broker.passwords["board"] + "\n")
+    port = free_port()
+    cmd = [sys.executable, "-m", "assistant.cli", "board", "--broker", f"mqtt://board@127.0.0.1:{broker.port}",
+           "--club", "c", "--db", str(tmp_path / "b.sqlite3"), "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen([*cmd, "--password-file", str(secret)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    try:
+        def up():
+            try:
+                return fetch(port, 0.5)["subscribed"]
+            except OSError:
+                return False
+        assert wait_for(up), "the board did not subscribe with the password from the file"
+        assert broker.passwords["board"] not in " ".join(proc.args)
+    finally:
+        stop_process(proc)
+    assert broker.passwords["board"] not in proc.stdout.read().decode()
+    for content, words in ((None, "does not exist"), ("", "is empty"), (b"\xff\xfe", "is not UTF-8")):
+        bad = tmp_path / "bad"
+        if content is None:
+            bad.unlink(missing_ok=True)
+        elif isinstance(content, bytes):
+            bad.write_bytes(content)
+        else:
+            bad.write_text(content)
+        res = subprocess.run([*cmd, "--password-file", str(bad)], capture_output=True, text=True, timeout=30)
+        assert res.returncode == 2 and f"--password-file {bad} {words}" in res.stderr, res.stderr
+        assert "Traceback" not in res.stderr
 
 
 def test_the_board_rebuilds_from_its_file_after_a_restart(tmp_path):

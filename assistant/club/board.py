@@ -9,6 +9,18 @@ through the rules engines (:mod:`.replay`) and serves the club's page and its JS
 (``/api/club``). A malformed, oversized or conflicting message is refused with one
 log line and changes nothing; the board never stops for bad data. After a restart it
 rebuilds everything from its file.
+
+Out of order: an event whose predecessors have not arrived yet is *stored and held*,
+never refused. The box deletes an outbox row once the broker has acknowledged it, so
+an event the board threw away would be gone for good (a broker killed before it
+passed on what it had acknowledged leaves exactly such a gap, which the match's
+record fills when the box reconnects). One log line when a match's gap opens, one
+when it is filled. Refused as out of order (one log line each, nothing stored): an
+event past ``MAX_HELD`` held events of one table (memory stays bounded; the match's
+record, sent again at its end and after every reconnect, brings it back) and a
+record whose events are not its match's 0, 1, 2, ... in order. A "table now" older
+than the one the board has is skipped (counted, never shown: the page does not go
+back in time).
 """
 import json
 import logging
@@ -27,6 +39,7 @@ MAX_EVENT = 4096          # bytes: an event message is a scenario line and a few
 MAX_RECORD = 1 << 20      # bytes: a whole match's public events
 MAX_NOW = 8192
 MAX_N = 100_000           # actions in one match: more is no real match
+MAX_HELD = 5000           # events of one table waiting for a gap to fill: hours of real play
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (tbl TEXT NOT NULL, match INTEGER NOT NULL, n INTEGER NOT NULL,
     body TEXT NOT NULL, t REAL, received REAL NOT NULL, PRIMARY KEY (tbl, match, n));
@@ -48,7 +61,8 @@ class Board:
         self.matches = {}   # (table, match) -> BoardMatch
         self.early = {}     # (table, match) -> {n: event}: actions before their match's start
         self.now = {}       # table -> the retained "table now" (shown, never scored)
-        self.counts = {"stored": 0, "duplicates": 0, "refused": 0}
+        self.counts = {"stored": 0, "duplicates": 0, "refused": 0, "stale": 0}
+        self.gaps = set()   # (table, match) whose held events wait for earlier ones (logged once)
         self.subscribed = False  # set once the broker granted the subscriptions
         self.connected = False   # the link to the broker is up (the page says when it is not)
         for tbl, mid, n, body in self.db.execute("SELECT tbl, match, n, body FROM events ORDER BY tbl, match, n"):
@@ -82,16 +96,23 @@ class Board:
         if what == "events":
             self._event(table, body)
         elif what == "now":
-            if body.get("table") != table:
-                raise Refusal("a table now of another table")
+            if body.get("table") != table or type(body.get("match")) is not int or type(body.get("n")) is not int:
+                raise Refusal("a table now of another table, or without its match and action")
+            shown = self.now.get(table)
+            if shown is not None and (body["match"], body["n"]) < (shown["match"], shown["n"]):
+                self.counts["stale"] += 1  # an older one, delivered after a newer (a board restart)
+                return
             self.now[table] = body
         elif what.startswith("record/"):
             events = body.get("events")
             if body.get("table") != table or not isinstance(events, list):
                 raise Refusal("a record without its table's events")
+            if not all(isinstance(e, dict) for e in events):
+                raise Refusal("a record holding a non-event")
+            mid = body.get("match")
+            if [e.get("id") for e in events] != [[table, mid, k] for k in range(len(events))]:
+                raise Refusal(f"out of order: a record whose events are not match {_safe(mid)}'s 0, 1, 2, ...")
             for event in events:
-                if not isinstance(event, dict):
-                    raise Refusal("a record holding a non-event")
                 self._event(table, dict(event, v=1), recorded=True)
         else:
             raise Refusal("unknown topic")
@@ -110,11 +131,27 @@ class Board:
                 raise Refusal(f"match {mid} event {n} differs from the one stored: kept the first")
             self.counts["duplicates"] += 1
             return
+        if self._held(table, mid, n) and sum(self._waiting(table)) >= MAX_HELD:
+            raise Refusal(f"out of order: match {mid} event {n} would be held behind a gap with {MAX_HELD} "
+                          "others of this table (the match's record brings it again)")
         t = ev.get("t") if isinstance(ev.get("t"), (int, float)) else None
         self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
                         (table, mid, n, json.dumps(body), t, time.time()))
         self.counts["stored"] += 1
         self._apply(table, mid, n, body)
+
+    def _held(self, table, mid, n):
+        """Would event ``n`` wait for earlier ones?"""
+        bm = self.matches.get((table, mid))
+        return n > 0 and (bm is None or n > bm.next)
+
+    def _waiting(self, table):
+        for (t, _), early in self.early.items():
+            if t == table:
+                yield len(early)
+        for (t, _), bm in self.matches.items():
+            if t == table:
+                yield len(bm.events) - (bm.next - 1)
 
     def _apply(self, table, mid, n, body):
         key = (table, mid)
@@ -126,20 +163,31 @@ class Board:
                 return
             for k, ev in sorted(self.early.pop(key, {}).items()):
                 self._add(bm, k, ev)
-            return
-        bm = self.matches.get(key)
-        if bm is None:
+        elif key not in self.matches:
             self.early.setdefault(key, {})[n] = body  # before its start (a record may bring it)
-            return
-        self._add(bm, n, body)
+        else:
+            self._add(self.matches[key], n, body)
+        self._gap(table, mid)
 
     def _add(self, bm, n, body):
-        if n != bm.next and n not in bm.events:
-            log.info("board: table %s match %s event %s early (waiting for %s)", _safe(bm.table), bm.mid,
-                     n, bm.next)
         refused = bm.add(n, body)
         if refused:
             log.warning("board: %s", refused)
+
+    def _gap(self, table, mid):
+        """One log line when a match's gap opens, one when it is filled."""
+        key = (table, mid)
+        bm = self.matches.get(key)
+        held = len(self.early.get(key, ())) if bm is None else len(bm.events) - (bm.next - 1)
+        if held and key not in self.gaps:
+            self.gaps.add(key)
+            want = "its start" if bm is None else f"event {bm.next}"
+            log.info("board: table %s match %s: events arrive before %s; stored and held until it comes",
+                     _safe(table), mid, want)
+        elif not held and key in self.gaps:
+            self.gaps.discard(key)
+            log.info("board: table %s match %s: the gap is filled; events up to %s applied in order",
+                     _safe(table), mid, bm.next - 1)
 
     # --- what the page shows
     def snapshot(self):
@@ -200,11 +248,13 @@ def _safe(text):
 
 # --- the command
 
-def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None):
-    """Subscribe and serve until ``stop`` (a threading.Event) is set."""
+def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, password=None):
+    """Subscribe and serve until ``stop`` (a threading.Event) is set. ``password``, when given,
+    is used instead of the one in the URL."""
     from assistant.club.page import serve
     from assistant.club.publisher import broker_address, make_client
-    tls, bhost, bport, user, password = broker_address(broker)
+    tls, bhost, bport, user, in_url = broker_address(broker)
+    password = password or in_url
     client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
     client.reconnect_delay_set(0.2, 5)
     where = f"{bhost}:{bport}"
@@ -257,6 +307,9 @@ def main(argv):
     p.add_argument("--host", default="0.0.0.0", help="the address the page listens on")
     p.add_argument("--club", default="club", help="the club's name, as in the boxes' [club] club")
     p.add_argument("--cafile", default=None, help="with mqtts://: the broker's CA certificate")
+    p.add_argument("--password-file", default=None,
+                   help="a file holding the board's broker password (its first line), so that the password is "
+                        "not on the command line, where every user of the machine can read it")
     args = p.parse_args(argv)
     from assistant.club.publisher import broker_address
     try:
@@ -272,6 +325,12 @@ def main(argv):
                else "cannot be read" if not os.access(ca, os.R_OK) else None)
         if why:
             p.error(f"--cafile {args.cafile} {why}")
+    password = None
+    if args.password_file is not None:
+        try:
+            password = read_password(args.password_file)
+        except ValueError as e:
+            p.error(f"--password-file {args.password_file} {e}")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         board = Board(args.db, args.club)
@@ -282,7 +341,7 @@ def main(argv):
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        run_board(board, args.broker, args.port, args.host, args.cafile, stop)
+        run_board(board, args.broker, args.port, args.host, args.cafile, stop, password)
     except OSError as e:
         print(f"card-assistant board: cannot serve on port {args.port}: {e.strerror}",
               file=__import__("sys").stderr)
@@ -290,3 +349,24 @@ def main(argv):
     finally:
         board.close()
     return 0
+
+
+def read_password(path):
+    """The first line of ``path``; ValueError in plain words (the text never names the password)."""
+    from pathlib import Path
+    f = Path(path)
+    if f.is_dir():
+        raise ValueError("is a folder, not a file")
+    try:
+        data = f.read_bytes()
+    except FileNotFoundError:
+        raise ValueError("does not exist") from None
+    except OSError:
+        raise ValueError("cannot be read") from None
+    try:
+        line = data.decode("utf-8").splitlines()[0].strip() if data.strip() else ""
+    except UnicodeDecodeError:
+        raise ValueError("is not UTF-8 text") from None
+    if not line:
+        raise ValueError("is empty")
+    return line
