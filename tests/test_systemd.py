@@ -84,6 +84,21 @@ def fake_root(tmp_path, unit_text, with_exec=True):
     return root
 
 
+def verify_unit(tmp_path, unit):
+    """`systemd-analyze verify` of another unit of ours, in a root like fake_root's: (status, output)."""
+    root = tmp_path / "root"
+    shutil.copytree(host_unit_dir(), root / "usr/lib/systemd/system", symlinks=True)
+    (root / "etc/systemd/system").mkdir(parents=True)
+    (root / "etc/systemd/system" / unit.name).write_text(unit.read_text(encoding="utf-8"))
+    exe = root / EXEC.lstrip("/")
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    exe.chmod(0o755)
+    sa = tool("systemd-analyze", "apt-get install systemd")
+    res = run([sa, "verify", f"--root={root}", unit.name])
+    return res.returncode, (res.stdout + res.stderr).strip()
+
+
 def verify(root):
     sa = tool("systemd-analyze", "apt-get install systemd")
     res = run([sa, "verify", f"--root={root}", "card-assistant.service"])

@@ -11,7 +11,12 @@ systemd/install.sh runs as user pi with sudo, as hardware/BUILD.md says. Then, u
    which the installer left exactly as it was;
 2. with the dummy display: READY on a resumed match, two watchdog periods, SIGKILL -> restarted and
    resumed with exactly the same actions, SIGTERM -> stopped cleanly within TimeoutStopSec;
-3. install.sh again (upgrade) keeps the config and the journal; --uninstall keeps the journal.
+3. the club's board (issue 14): `install.sh --board` sets up Mosquitto and card-assistant-board.service;
+   the board starts as its own user, subscribes with its password from a file (on no command line), its page
+   answers, a table's account publishes through the broker and the board shows it, and
+   `systemd-analyze security` measures it no more exposed than the web unit; --board --uninstall
+   removes it and keeps its events;
+4. install.sh again (upgrade) keeps the config and the journal; --uninstall keeps the journal.
 
 Only the drop-in differs from a Pi: GPIOZERO_PIN_FACTORY=mock (there is no GPIO chip here) and
 shorter WatchdogSec/RestartSec, so the checks take seconds rather than minutes; the unit's
@@ -20,9 +25,12 @@ tool installs with apt-get); elsewhere it is skipped with the reason. Waits have
 that only guard against a hang; nothing here asserts on speed, except TimeoutStopSec, which is
 the unit's own promise.
 """
+import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -230,6 +238,83 @@ def test_ready_watchdog_sigkill_resume_and_clean_stop(box):
     assert box.prop("Result") == "success", box.status()
     assert box.log().rstrip().endswith("stopped cleanly"), box.log()[-1000:]
     assert box.actions() == seeded  # resumed exactly: not one action lost or added
+
+
+BOARD_PORT = 8030
+PAGE = """
+import json, sys, urllib.request
+print(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/api/club", timeout=5).read().decode())
+"""
+PUBLISH = """
+import json, sys
+from assistant.club.publisher import make_client
+table, password, club = sys.argv[1:4]
+c = make_client("chroot-test", table, password, False)
+c.connect("127.0.0.1", 1883)
+c.loop_start()
+start = {"v": 1, "id": [table, 1, 0], "kind": "start", "game": "towers", "seats": ["Ann", "Bob"], "options": {}}
+c.publish(f"club/{club}/{table}/events", json.dumps(start), qos=1).wait_for_publish(10)
+c.disconnect()
+c.loop_stop()
+"""
+
+
+def in_booted_network(box, script, *args):
+    """This test's Python (with paho) inside the booted system's own network namespace, where the
+    services listen; `exec` commands have the machine's network instead."""
+    pid = Path(box.dir + "/.boot-pid").read_text().strip()
+    return run(["nsenter", "-t", pid, "-n", sys.executable, "-c", script, *args], cwd=ROOT, timeout=60)
+
+
+def exposure_inside(box, unit):
+    text = box.exec("systemd-analyze", "security", "--no-pager", unit).stdout
+    return float(re.search(r"Overall exposure level for \S+: (\d+\.\d+)", text).group(1))
+
+
+def test_the_clubs_board_runs_hardened_and_answers(box):
+    """Issue 14 items 3 and 6: install.sh --board under a real systemd, with the real Mosquitto."""
+    t = time.monotonic()
+    res = box.as_pi("sudo systemd/install.sh --board --club chroot --tables 2", timeout=600)
+    print(f"install.sh --board took {time.monotonic() - t:.0f} s")
+    print(res.stdout[-1200:])
+    assert "==> done: the club's board is installed" in res.stdout
+    board = lambda p: box.exec("systemctl", "show", "-p", p, "--value", "card-assistant-board").stdout.strip()  # noqa: E731
+
+    def api():
+        try:
+            return json.loads(in_booted_network(box, PAGE, str(BOARD_PORT)).stdout)
+        except AssertionError:
+            return {}
+
+    box.wait(lambda: board("ActiveState") == "active" and api().get("subscribed"), "the board subscribed")
+    passwords = dict(ln.split(" ", 1) for ln in
+                     Path(box.dir + "/etc/card-assistant/club-passwords").read_text().splitlines())
+    in_booted_network(box, PUBLISH, "t1", passwords["t1"], "chroot")
+    box.wait(lambda: [t["table"] for t in api().get("tables", [])] == ["t1"], "table t1 on the board's page")
+
+    pid = board("MainPID")
+    argv = box.exec("cat", f"/proc/{pid}/cmdline").stdout.replace("\0", " ")
+    assert "--password-file /etc/card-assistant/board-password" in argv, argv
+    assert not any(p in argv for p in passwords.values())
+    assert box.exec("stat", "-c", "%U", f"/proc/{pid}").stdout.strip() == "card-assistant-board"
+    for f, mode in (("/etc/card-assistant/club-passwords", "600 root:root"),
+                    ("/etc/card-assistant/board-password", "640 root:card-assistant-board"),
+                    ("/etc/mosquitto/card-assistant.passwd", "600 mosquitto:mosquitto"),
+                    ("/etc/mosquitto/card-assistant.acl", "600 mosquitto:mosquitto")):
+        assert box.exec("stat", "-c", "%a %U:%G", f).stdout.strip() == mode, f
+    log = box.exec("journalctl", "--no-pager", "-o", "cat", "_SYSTEMD_UNIT=card-assistant-board.service").stdout
+    assert "Traceback" not in log and "refused" not in log, log
+
+    figure, web = exposure_inside(box, "card-assistant-board.service"), exposure_inside(box, "card-assistant-web.service")
+    print(f"systemd-analyze security under systemd 252: board {figure}, web {web}")
+    assert figure <= web
+
+    res = box.as_pi("sudo systemd/install.sh --board --uninstall")
+    assert "==> done: card-assistant-board uninstalled" in res.stdout
+    assert not Path(box.dir + "/etc/systemd/system/card-assistant-board.service").exists()
+    assert not Path(box.dir + "/etc/mosquitto/conf.d/card-assistant.conf").exists()
+    assert Path(box.dir + "/var/lib/card-assistant-board/board.sqlite3").exists()
+    assert Path(box.dir + "/opt/card-assistant/venv/bin/card-assistant").exists()  # the box's
 
 
 def test_upgrade_keeps_config_and_journal_and_uninstall_keeps_the_journal(box):

@@ -4,27 +4,16 @@ without devices, and install.sh installs it."""
 import re
 from pathlib import Path
 
-from test_systemd import host_unit_dir, run, tool
+from test_systemd import run, tool, verify_unit
 
 ROOT = Path(__file__).resolve().parents[1]
 UNIT = ROOT / "systemd" / "card-assistant-web.service"
-EXEC = "/opt/card-assistant/venv/bin/card-assistant"
 GOAL = 2.0
 
 
 def test_web_unit_verifies_without_a_warning(tmp_path):
-    import shutil
-    root = tmp_path / "root"
-    shutil.copytree(host_unit_dir(), root / "usr/lib/systemd/system", symlinks=True)
-    (root / "etc/systemd/system").mkdir(parents=True)
-    (root / "etc/systemd/system/card-assistant-web.service").write_text(UNIT.read_text(encoding="utf-8"))
-    exe = root / EXEC.lstrip("/")
-    exe.parent.mkdir(parents=True)
-    exe.write_text("#!/bin/sh\nexit 0\n")
-    exe.chmod(0o755)
-    sa = tool("systemd-analyze", "apt-get install systemd")
-    res = run([sa, "verify", f"--root={root}", "card-assistant-web.service"])
-    assert (res.stdout + res.stderr).strip() == "" and res.returncode == 0
+    rc, out = verify_unit(tmp_path, UNIT)
+    assert out == "" and rc == 0, out
 
 
 def test_web_unit_exposure_within_goal():

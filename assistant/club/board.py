@@ -354,15 +354,16 @@ def main(argv):
 def read_password(path):
     """The first line of ``path``; ValueError in plain words (the text never names the password)."""
     from pathlib import Path
-    f = Path(path)
-    if f.is_dir():
-        raise ValueError("is a folder, not a file")
     try:
-        data = f.read_bytes()
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise ValueError("is a folder, not a file") from None
     except FileNotFoundError:
         raise ValueError("does not exist") from None
-    except OSError:
-        raise ValueError("cannot be read") from None
+    except PermissionError:
+        raise ValueError(f"cannot be read by this user (uid {os.getuid()}): check its owner and mode") from None
+    except OSError as e:
+        raise ValueError(f"cannot be read ({e.strerror})") from None
     try:
         line = data.decode("utf-8").splitlines()[0].strip() if data.strip() else ""
     except UnicodeDecodeError:
