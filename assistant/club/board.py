@@ -12,9 +12,9 @@ rebuilds everything from its file.
 
 Out of order: an event whose predecessors have not arrived yet is *stored and held*,
 never refused. The box deletes an outbox row once the broker has acknowledged it, so
-an event the board threw away would be gone for good (a broker killed before it
-passed on what it had acknowledged leaves exactly such a gap, which the match's
-record fills when the box reconnects). One log line when a match's gap opens, one
+nothing sends a refused event again; only the match's record, at its end, could bring
+it back (a broker killed before it passed on what it had acknowledged leaves exactly
+such a gap, which the match's record fills when the box reconnects). One log line when a match's gap opens, one
 when it is filled. Refused as out of order (one log line each, nothing stored): an
 event past ``MAX_HELD`` held events of one table (memory stays bounded; the match's
 record, sent again at its end and after every reconnect, brings it back) and a
