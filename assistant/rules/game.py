@@ -202,7 +202,8 @@ class MatchEnd:
 
 
 class Game:
-    """What both engines share of the interface: the typed results read from their fields.
+    """What both engines share of the interface: the typed results read from their fields
+    (the rules both engines share are :class:`assistant.rules.shared.Rules`).
 
     An engine keeps ``_outcome`` (None, or the result's class then its fields: built only
     when asked, so that scoring a hand costs no object), ``winner`` and ``score``, and
@@ -220,14 +221,6 @@ class Game:
     def match_end(self):
         """A MatchEnd once a player or side has won, else None."""
         return None if self.winner is None else MatchEnd(self.winner, tuple(self.score))
-
-    def _settle(self, side, why, value, replaces):
-        """A renege penalty (T9, N11) settles this hand: the offending side's proven reneges are
-        penalised (a claim or accusation about them has no more effect; one about the other
-        side's still replaces this, D5), and the penalty is the hand's outcome (``replaces``: an
-        earlier result of the hand was scored and this takes its place)."""
-        self.book.penalise(None if why == "false accusation" else 1 - side)
-        self._outcome = (Penalty, self.hand_no, side, why, value, replaces)
 
     def _expect(self, *phases, what):
         if self.phase not in phases:

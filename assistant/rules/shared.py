@@ -1,9 +1,14 @@
-"""What both rules engines share, written once: the black-jack flip (rulings T1, N2), choosing
-the claimant of a renege penalty and settling an accusation (T9, N11), and what is still heard
-after the match ends (S2). The refusal is :class:`assistant.rules.game.Refused`,
-imported here for the modules that import it from here."""
+"""What both rules engines share, written once: the engine base :class:`Rules` (dispatching
+actions, the rule after the match ends (S2), the black-jack flip (T1, N2), claims and accusations
+(T9, N11), a penalty settling a hand, snapshots and copies), and the pieces it uses: :class:`Flip`,
+choosing the claimant of a renege penalty, settling an accusation. Each engine keeps only what
+differs. The refusal is :class:`assistant.rules.game.Refused`, imported here for the modules that
+import it from here."""
 from assistant.rules.cards import BLACK_JACKS, card_name
-from assistant.rules.game import Action, Refused
+from assistant.rules.game import Action, Game, Penalty, Phase, Refused
+from assistant.rules.renege import RenegeBook
+
+FLIP, MATCH_OVER = Phase.FLIP, Phase.MATCH_OVER
 
 
 class Flip:
@@ -53,6 +58,12 @@ class Flip:
                 self.dealer = (self.start + self.count) % self.players
             self.count += 1
 
+    def actions(self, pack):
+        """The flips :meth:`check` accepts, one card at a time, with and without a seat."""
+        seats = [None] + (list(range(self.players)) if self.start is None
+                          else [(self.start + self.count) % self.players])
+        return [Action("flip", seat=s, cards=(c,)) for s in seats for c in pack if c not in self.seen]
+
     def copy(self):
         new = Flip(self.players)
         new.start, new.count, new.dealer = self.start, self.count, self.dealer
@@ -63,7 +74,7 @@ class Flip:
         return (self.start, self.count, frozenset(self.seen), self.dealer)
 
 
-HEARD_AFTER_MATCH = ("claim", "accuse")  # after the match ends, only these are still heard
+HEARD_AFTER_MATCH = ("claim", "accuse")  # after the match ends, only these are still heard (S2)
 
 
 def claimant_side(book, named_side, over, words):
@@ -113,3 +124,156 @@ def settle_accusation(book, accused, accuser_side, hand_open, before_final):
         book.accuse(accuser_side, accused, before_final)
         return "pending"
     return None
+
+
+class Rules(Game):
+    """What both engines do alike, written once (an engine keeps only what differs).
+
+    An engine class says ``players``, ``side_of``, ``pack``, ``hand_word`` ("hand" or
+    "round") and ``claim_words`` (its refusals of a claim, see :func:`claimant_side`); it
+    answers ``side_name(side)``, ``hand_open``, ``_hand_line_open(seat)``,
+    ``_before_final_trick()``, ``_flip_now()`` (refuse a flip out of its phase),
+    ``_dealer_found()`` and ``_penalty(side, why, replaces)``. Its handlers are its
+    ``_do_KIND`` methods, one per action kind, found once when the class is made.
+    """
+    __slots__ = ()
+    _HANDLERS = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._HANDLERS = {n[4:]: getattr(cls, n) for n in dir(cls) if n.startswith("_do_")}
+
+    # -- dispatching actions, and the rule after the match ends (S2) ------------------
+
+    def apply(self, action):
+        """Apply one scenario action, or raise Refused (plain words) having changed nothing."""
+        kind = getattr(action, "kind", None)
+        handler = self._HANDLERS.get(kind)
+        if handler is None:
+            raise Refused("not-an-action", f"'{getattr(action, 'kind', action)}' is not a {self.title} action")
+        if self.phase is MATCH_OVER and kind not in HEARD_AFTER_MATCH:
+            raise Refused("match-over", f"the match is over: {self.side_name(self.winner)} won")
+        handler(self, action)
+
+    def _check_options(self, options):
+        """Refuse an option the game does not know, or a value the option does not take."""
+        if options and not self.OPTIONS:
+            raise Refused("bad-option", f"{self.game} has no options")
+        for k, v in options.items():
+            if k not in self.OPTIONS:
+                raise Refused("bad-option", f"unknown option {k!r} (known: {', '.join(self.OPTIONS)})")
+            if v not in self.OPTIONS[k]:
+                raise Refused("bad-option", f"option {k} takes {' or '.join(self.OPTIONS[k])}, not {v!r}")
+
+    def name(self, seat):
+        return self.seats[seat]
+
+    def _seat(self, a, required=False):
+        """The action's seat (None when it names none), or refuse a seat that is not one."""
+        s = a.seat
+        if s is None:
+            if required:
+                raise Refused("bad-seat", f"'{a.kind}' needs a seat")
+            return None
+        if type(s) is not int or not 0 <= s < self.players:
+            raise Refused("bad-seat", f"{s!r} is not a seat in this game")
+        return s
+
+    @staticmethod
+    def _ok(check, *args):
+        """Whether ``check(*args)`` passes (``legal_actions`` asks the handlers' own checks)."""
+        try:
+            check(*args)
+        except Refused:
+            return False
+        return True
+
+    def _heard_actions(self):
+        """The legal actions every phase shares: hand lines, claims, accusations."""
+        p, seats = self.phase, range(self.players)
+        out = []
+        if p is not FLIP and p is not MATCH_OVER:
+            out += [Action("hand", seat=s) for s in seats if self._hand_line_open(s)]
+        if self.hand_no:
+            out += claim_actions(self.book, self.side_of, p is MATCH_OVER)
+            out += [Action("accuse", seat=s) for s in seats]
+        return out
+
+    # -- T1, N2 the black-jack flip ----------------------------------------------------
+
+    def _do_flip(self, a):
+        if self.phase is not FLIP:
+            self._flip_now()
+        seat = self._seat(a)
+        cards = a.cards
+        if not cards or any(type(c) is not int or not 0 <= c < 32 for c in cards):
+            raise Refused("not-an-action", "'flip' takes the cards turned, like 'flip P1 9H KS JC'")
+        self.flip.check(seat, cards, self.pack)
+        self.flip.turn(seat, cards)
+        if self.flip.dealer is not None:
+            self.dealer = self.flip.dealer
+            self._dealer_found()
+
+    # -- T9, N11 claims and accusations ------------------------------------------------
+
+    def _do_claim(self, a):
+        seat = self._seat(a)
+        if not self.hand_no:
+            raise Refused("no-hand", f"no {self.hand_word} has begun: there is no renege to claim")
+        words = dict(self.claim_words)
+        if seat is not None:
+            words["named"] = words["named"].format(seat=self.name(seat))
+        side = claimant_side(self.book, None if seat is None else self.side_of[seat],
+                             self.phase is MATCH_OVER, words)
+        if side is not None:  # None: after the match, heard without effect (S2)
+            self._penalty(side, "claim", replaces=not self.hand_open)
+
+    def _do_accuse(self, a):
+        accused = self._seat(a, required=True)
+        if not self.hand_no:
+            raise Refused("no-hand", f"no {self.hand_word} has begun: there is nothing to accuse")
+        side = 1 - self.side_of[accused]
+        if settle_accusation(self.book, accused, side, self.hand_open, self._before_final_trick()) == "proven":
+            self._penalty(side, "accusation proven", replaces=not self.hand_open)
+
+    def _settle(self, side, why, value, replaces):
+        """A renege penalty (T9, N11) settles this hand: the offending side's proven reneges are
+        penalised (a claim or accusation about them has no more effect; one about the other
+        side's still replaces this, D5), and the penalty is the hand's outcome (``replaces``: an
+        earlier result of the hand was scored and this takes its place)."""
+        self.book.penalise(None if why == "false accusation" else 1 - side)
+        self._outcome = (Penalty, self.hand_no, side, why, value, replaces)
+
+    # -- reading the state --------------------------------------------------------------
+
+    def snapshot(self):
+        """Every field as a hashable tuple: equal snapshots mean equal states (undo, export)."""
+        return tuple(_frozen(getattr(self, name)) for name in self.__slots__)
+
+    def copy(self):
+        """An independent engine in the same state."""
+        new = object.__new__(type(self))
+        for name in self.__slots__:
+            setattr(new, name, _copied(getattr(self, name)))
+        return new
+
+
+def _frozen(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(_frozen(x) for x in v)
+    if isinstance(v, set):
+        return frozenset(v)
+    if isinstance(v, (Flip, RenegeBook)):
+        return v.snapshot()
+    return v
+
+
+def _copied(v):
+    t = type(v)
+    if t is list:
+        return [_copied(x) for x in v]
+    if t is set:
+        return set(v)
+    if t is Flip or t is RenegeBook:
+        return v.copy()
+    return v

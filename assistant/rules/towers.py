@@ -19,8 +19,8 @@ Public attributes the table and the bots read:
 from assistant.rules.cards import (SUIT_SYMBOLS, SUIT_NAMES, SUITS, TOWERS_PACK, card_name, effective_suit,
                     left_bower, right_bower)
 from assistant.rules.renege import RenegeBook
-from assistant.rules.game import Action, Game, HandResult, Phase, Refused, Waiting
-from assistant.rules.shared import HEARD_AFTER_MATCH, Flip, claim_actions, claimant_side, settle_accusation
+from assistant.rules.game import Action, HandResult, Phase, Refused, Waiting
+from assistant.rules.shared import Flip, Rules
 # the phases as module names: a name is faster to read than an Enum attribute
 FLIP, UP_CARD, ROUND_ONE, ROUND_TWO, PLAY, MATCH_OVER = (
     Phase.FLIP, Phase.UP_CARD, Phase.ROUND_ONE, Phase.ROUND_TWO, Phase.PLAY, Phase.MATCH_OVER)
@@ -59,7 +59,7 @@ def suit_words(suit):
     return f"{SUIT_NAMES[suit]} {SUIT_SYMBOLS[suit]}"
 
 
-class Towers(Game):
+class Towers(Rules):
     """The state of one towers match; see the module docstring for what it exposes."""
 
     game, title = "towers", "Towers"  # the scenario's name, the name for people
@@ -68,10 +68,19 @@ class Towers(Game):
     side_of = (0, 1)
     OPTIONS = OPTIONS     # no house rules
     pack = TOWERS_PACK
+    hand_word = "hand"
+    claim_words = {  # a claim refused (shared.claimant_side)
+        "none": "there is no proven renege to claim in this hand",
+        "both": "both players hold a proven renege: say who claims (claim SEAT)",
+        "named": "{seat} has no unpenalised proven renege by the opponent to claim in this hand"}
+    __slots__ = (
+        "seats", "score", "winner", "hand_no", "book", "phase", "flip", "dealer", "hand_size",
+        "to_act", "known", "up_card", "turned_down", "trump", "bidder", "for_two", "picked_up",
+        "discard_open", "discard", "uncertain", "passes", "trick", "tricks", "done", "played",
+        "hand_over", "last_result", "_outcome")
 
     def __init__(self, seats=("P1", "P2"), options=None):
-        if options:
-            raise Refused("bad-option", "towers has no options")
+        self._check_options(dict(options or {}))
         self.seats = tuple(seats)
         self.score = [0, 0]
         self.winner = None
@@ -109,18 +118,10 @@ class Towers(Game):
         self.done = 0           # tricks completed this hand
         self.played = set()
 
-    def name(self, seat):
-        return self.seats[seat]
+    def side_name(self, side):
+        return self.seats[side]  # one player a side
 
     # -- the action interface -------------------------------------------------------
-
-    def apply(self, action):
-        handler = getattr(self, "_do_" + action.kind, None)
-        if handler is None:
-            raise Refused("not-an-action", f"'{action.kind}' is not a towers action")
-        if self.phase == "over" and action.kind not in ("claim", "accuse"):
-            raise Refused("match-over", f"the match is over: {self.name(self.winner)} won")
-        handler(action)
 
     def waiting_for(self):
         """What the table must do next: a :class:`Waiting` (plain words, and as data)."""
@@ -147,9 +148,7 @@ class Towers(Game):
         p = self.phase
         out = []
         if p == FLIP:
-            flip = self.flip
-            seats = [None] + ([0, 1] if flip.start is None else [(flip.start + flip.count) % 2])
-            out += [Action("flip", seat=s, cards=(c,)) for s in seats for c in PACK if c not in flip.seen]
+            out += self.flip.actions(PACK)
         elif p == UP_CARD:
             out += [Action("upcard", cards=(c,)) for c in PACK
                     if not any(h is not None and c in h for h in self.known)]
@@ -161,30 +160,11 @@ class Towers(Game):
             out += [Action("name", value=s) for s in range(4) if s != self.turned_down]
         elif p == PLAY:
             if self.discard_open:
-                out += [Action("discard", cards=(c,)) for c in PACK if self._discard_ok(c)]
+                out += [Action("discard", cards=(c,)) for c in PACK if self._ok(self._check_discard, c)]
             if not self.done and not self.trick and not self.for_two:
                 out.append(Action("for2"))
-            out += [Action("play", cards=(c,)) for c in PACK if self._playable(c)]
-        if p != FLIP and p != MATCH_OVER:
-            out += [Action("hand", seat=s) for s in (0, 1) if self._hand_line_open(s)]
-        if self.hand_no:
-            out += claim_actions(self.book, (0, 1), p is MATCH_OVER)
-            out += [Action("accuse", seat=s) for s in (0, 1)]
-        return out
-
-    def _discard_ok(self, c):
-        try:
-            self._check_discard(c)
-        except Refused:
-            return False
-        return True
-
-    def _playable(self, c):
-        try:
-            self._check_play(self.to_act, c)
-        except Refused:
-            return False
-        return True
+            out += [Action("play", cards=(c,)) for c in PACK if self._ok(self._check_play, self.to_act, c)]
+        return out + self._heard_actions()
 
     def _hand_line_open(self, seat):
         """Whether a hand line for ``seat`` may be given now (its cards are checked apart)."""
@@ -196,22 +176,11 @@ class Towers(Game):
         """A hand has begun (its up-card is turned) and its play has not ended."""
         return not self.hand_over
 
-    def copy(self):
-        """An independent engine in the same state."""
-        new = object.__new__(Towers)
-        new.__dict__.update(self.__dict__)
-        new.score, new.trick, new.tricks = list(self.score), list(self.trick), list(self.tricks)
-        new.flip, new.book, new.played = self.flip.copy(), self.book.copy(), set(self.played)
-        new.known = [None if h is None else set(h) for h in self.known]
-        return new
-
-    def _do_flip(self, a):
+    def _flip_now(self):
         self._expect(FLIP, what="a flip")
-        self.flip.check(a.seat, a.cards, TOWERS_PACK)
-        self.flip.turn(a.seat, a.cards)
-        if self.flip.dealer is not None:
-            self.dealer = self.flip.dealer
-            self.phase = UP_CARD
+
+    def _dealer_found(self):
+        self.phase = UP_CARD
 
     def _do_hand(self, a):
         seat, cards = a.seat, a.cards
@@ -502,27 +471,11 @@ class Towers(Game):
             return
         self._win_towers(seat, 1)
 
-    # -- claims and accusations (T9) ---------------------------------------------------
+    # -- claims and accusations (T9): shared.Rules ---------------------------------------
 
-    def _do_claim(self, a):
-        if self.hand_no == 0:
-            raise Refused("no-hand", "no hand has begun: there is no renege to claim")
-        words = {"none": "there is no proven renege to claim in this hand",
-                 "both": "both players hold a proven renege: say who claims (claim SEAT)"}
-        if a.seat is not None:
-            words["named"] = f"{self.name(a.seat)} has no unpenalised proven renege by the opponent to claim in this hand"
-        claimant = claimant_side(self.book, a.seat, self.phase is MATCH_OVER, words)
-        if claimant is not None:
-            self._penalty(claimant, "claim")
-
-    def _do_accuse(self, a):
-        if self.hand_no == 0:
-            raise Refused("no-hand", "no hand has begun: there is nothing to accuse")
-        accused = a.seat
+    def _before_final_trick(self):
         final = self.hand_size - 1
-        before_final = self.done < final or (self.done == final and not self.trick)
-        if settle_accusation(self.book, accused, 1 - accused, not self.hand_over, before_final) == "proven":
-            self._penalty(1 - accused, "accusation proven")
+        return self.done < final or (self.done == final and not self.trick)
 
     # -- reading the state --------------------------------------------------------------
 
@@ -545,13 +498,3 @@ class Towers(Game):
             "for2": self.for_two,
             "hand": self.hand_no,
         }
-
-    def snapshot(self):
-        """Every field of the state, hashable, for exact comparisons (undo, export)."""
-        known = tuple(None if h is None else frozenset(h) for h in self.known)
-        return (tuple(self.score), self.winner, self.hand_no, self.phase, self.flip.snapshot(),
-                self.dealer, self.hand_size, self.to_act, known, self.up_card, self.turned_down,
-                self.trump, self.bidder, self.for_two, self.picked_up, self.discard_open,
-                self.discard, self.uncertain, self.passes, tuple(self.trick), tuple(self.tricks),
-                self.done, frozenset(self.played), self.hand_over, self.last_result, self._outcome,
-                self.book.snapshot())

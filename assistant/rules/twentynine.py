@@ -60,8 +60,8 @@ assistant.rules.game.Refused: the first three passed: P1 deals and must bid at l
 """
 from assistant.rules.cards import KING, QUEEN, SUIT_SYMBOLS, SUITS, card, card_name
 from assistant.rules.renege import RenegeBook
-from assistant.rules.game import Action, Game, HandResult, Phase, Refused, Waiting
-from assistant.rules.shared import HEARD_AFTER_MATCH, Flip, claim_actions, claimant_side, settle_accusation
+from assistant.rules.game import Action, HandResult, Phase, Refused, Waiting
+from assistant.rules.shared import Flip, Rules
 # the phases as module names: a name is faster to read than an Enum attribute
 FLIP, AUCTION, TRUMP_CARD, PLAY, ROUND_OVER, MATCH_OVER = (
     Phase.FLIP, Phase.AUCTION, Phase.TRUMP_CARD, Phase.PLAY, Phase.ROUND_OVER, Phase.MATCH_OVER)
@@ -99,7 +99,7 @@ def cards_of(mask):
     return out
 
 
-class TwentyNine(Game):
+class TwentyNine(Rules):
     """One match of Twenty-Nine; see the module docstring for what it exposes."""
 
     game, title = "twenty-nine", "Twenty-Nine"  # the scenario's name, the name for people
@@ -107,6 +107,13 @@ class TwentyNine(Game):
     partnerships = True   # P1+P3 (side 0) and P2+P4 (side 1)
     side_of = SIDE_OF
     OPTIONS = OPTIONS     # the house rules: key -> values, the default first
+    pack = range(32)
+    hand_word = "round"
+    claim_words = {  # a claim refused (shared.claimant_side)
+        "none": "no renege by the other side has been proven this round",
+        "both": "both sides hold a proven renege: say who claims (claim SEAT)",
+        "settled": "this round's renege penalty is already settled",
+        "named": "{seat} has no proven renege by the other side to claim this round"}
     __slots__ = (
         "seats", "after_call", "pair_on", "double_on", "pagat", "two_point",
         "flip", "book", "phase", "to_act", "dealer", "hand_no", "round_open",
@@ -118,11 +125,7 @@ class TwentyNine(Game):
 
     def __init__(self, seats=("P1", "P2", "P3", "P4"), options=None):
         options = dict(options or {})
-        for k, v in options.items():
-            if k not in OPTIONS:
-                raise Refused("bad-option", f"unknown option {k!r} (known: {', '.join(OPTIONS)})")
-            if v not in OPTIONS[k]:
-                raise Refused("bad-option", f"option {k} takes {' or '.join(OPTIONS[k])}, not {v!r}")
+        self._check_options(options)
         if len(seats) != 4:
             raise Refused("bad-seat", "Twenty-Nine has four seats")
         self.seats = tuple(seats)
@@ -181,9 +184,6 @@ class TwentyNine(Game):
 
     # -- helpers -----------------------------------------------------------------------
 
-    def name(self, seat):
-        return self.seats[seat]
-
     def side_name(self, side):
         return f"{self.seats[side]}+{self.seats[side + 2]}"
 
@@ -230,9 +230,7 @@ class TwentyNine(Game):
         p, s = self.phase, self.to_act
         out = []
         if p == FLIP:
-            flip = self.flip
-            seats = [None] + (list(range(4)) if flip.start is None else [(flip.start + flip.count) % 4])
-            out += [Action("flip", seat=t, cards=(c,)) for t in seats for c in range(32) if c not in flip.seen]
+            out += self.flip.actions(range(32))
         elif p in (AUCTION, ROUND_OVER):
             out += [Action("bid", value=n) for n in range(max(self.high + 1, LOW_BID), HIGH_BID + 1)]
             if not (self.high == 0 and sum(self.active) == 1):
@@ -255,20 +253,7 @@ class TwentyNine(Game):
                 if self._ok(self._check_pair, s):
                     out.append(Action("pair"))
                 out += [Action("pair", seat=t) for t in range(4) if self._ok(self._check_pair, t)]
-        if p != FLIP and p != MATCH_OVER:
-            out += [Action("hand", seat=t) for t in range(4) if self._hand_line_open(t)]
-        if self.hand_no:
-            out += claim_actions(self.book, SIDE_OF, p is MATCH_OVER)
-            out += [Action("accuse", seat=t) for t in range(4)]
-        return out
-
-    @staticmethod
-    def _ok(check, *args):
-        try:
-            check(*args)
-        except Refused:
-            return False
-        return True
+        return out + self._heard_actions()
 
     def _hand_line_open(self, seat):
         """Whether a hand line for ``seat`` may be given now (its cards are checked apart)."""
@@ -280,25 +265,6 @@ class TwentyNine(Game):
     def hand_open(self):
         """A round has begun (its first bid or pass) and its play has not ended."""
         return self.round_open
-
-    def copy(self):
-        """An independent engine in the same state."""
-        new = object.__new__(TwentyNine)
-        for name in self.__slots__:
-            v = getattr(self, name)
-            setattr(new, name, list(v) if type(v) is list else v)
-        new.flip, new.book = self.flip.copy(), self.book.copy()
-        return new
-
-    def _seat(self, a, required=False):
-        s = a.seat
-        if s is None:
-            if required:
-                raise Refused("bad-seat", f"'{a.kind}' needs a seat")
-            return None
-        if type(s) is not int or not 0 <= s < 4:
-            raise Refused("bad-seat", f"{s!r} is not a seat in this game")
-        return s
 
     def _actor(self, a):
         s = a.seat
@@ -328,28 +294,12 @@ class TwentyNine(Game):
 
     # -- the action interface ----------------------------------------------------------
 
-    def apply(self, action):
-        """Apply one action, or raise Refused (plain words) and change nothing."""
-        handler = _HANDLERS.get(getattr(action, "kind", None))
-        if handler is None:
-            raise Refused("not-an-action", f"'{getattr(action, 'kind', action)}' is not a Twenty-Nine action")
-        if self.phase == "over" and action.kind not in ("claim", "accuse"):
-            raise Refused("match-over", f"the match is over: {self.side_name(self.winner)} won")
-        handler(self, action)
+    def _flip_now(self):
+        raise Refused("flip-over", "the flip is over: the first dealer was found (the deal then passes on)")
 
-    def _do_flip(self, a):
-        if self.phase is not FLIP:
-            raise Refused("flip-over", "the flip is over: the first dealer was found (the deal then passes on)")
-        seat = self._seat(a)
-        cards = a.cards
-        if not cards or any(type(c) is not int or not 0 <= c < 32 for c in cards):
-            raise Refused("not-an-action", "'flip' takes the cards turned, like 'flip P1 9H KS JC'")
-        self.flip.check(seat, cards, range(32))
-        self.flip.turn(seat, cards)
-        if self.flip.dealer is not None:
-            self.dealer = self.flip.dealer
-            self.phase = AUCTION
-            self.to_act = (self.dealer + 1) % 4
+    def _dealer_found(self):
+        self.phase = AUCTION
+        self.to_act = (self.dealer + 1) % 4
 
     # -- N3 the auction ----------------------------------------------------------------
 
@@ -704,36 +654,10 @@ class TwentyNine(Game):
 
     # -- N11 reneges -------------------------------------------------------------------
 
-    def _do_claim(self, a):
-        claimant = self._seat(a)
-        if self.hand_no == 0:
-            raise Refused("no-hand", "no round has begun: there is no renege to claim")
-        words = {"none": "no renege by the other side has been proven this round",
-                 "both": "both sides hold a proven renege: say who claims (claim SEAT)",
-                 "settled": "this round's renege penalty is already settled"}
-        if claimant is not None:
-            words["named"] = (f"{self.name(claimant)} has no proven renege by the other side to claim "
-                              "this round")
-        side = claimant_side(self.book, None if claimant is None else SIDE_OF[claimant],
-                             self.phase is MATCH_OVER, words)
-        if side is None:
-            return  # after the match: heard, without effect
-        if self.round_open:
-            self._penalty(side, "claim")
-        else:
-            self._penalty(side, "claim", replaces=True)
+    # claims and accusations: shared.Rules
 
-    def _do_accuse(self, a):
-        accused = self._seat(a, required=True)
-        if self.hand_no == 0:
-            raise Refused("no-hand", "no round has begun: there is nothing to accuse")
-        side = 1 - SIDE_OF[accused]
-        before_final = self.trick_no < 7 or not self.trick
-        if settle_accusation(self.book, accused, side, self.round_open, before_final) == "proven":
-            if self.round_open:
-                self._penalty(side, "accusation proven")
-            else:  # after the round's end: replaces its result
-                self._penalty(side, "accusation proven", replaces=True)
+    def _before_final_trick(self):
+        return self.trick_no < 7 or not self.trick
 
     # -- options -----------------------------------------------------------------------
 
@@ -846,20 +770,3 @@ class TwentyNine(Game):
             "pair": None if self.pair_seat is None else names[self.pair_seat],
             "result": self.result,
         }
-
-    def snapshot(self):
-        """Every field as a hashable tuple: equal snapshots mean equal states."""
-        out = []
-        for name in self.__slots__:
-            v = getattr(self, name)
-            if name == "flip":
-                v = v.snapshot()
-            elif name == "book":
-                v = v.snapshot()
-            elif isinstance(v, list):
-                v = tuple(v)
-            out.append(v)
-        return tuple(out)
-
-
-_HANDLERS = {name[4:]: f for name, f in vars(TwentyNine).items() if name.startswith("_do_")}
