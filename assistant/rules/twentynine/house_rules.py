@@ -1,0 +1,89 @@
+"""The house rules (options, off by default): double and redouble, the pair.
+
+``trick_trumps``, ``scoring`` and ``two_point_bid`` change a figure where it is used
+(:mod:`~assistant.rules.twentynine.tricks`, :mod:`~assistant.rules.twentynine.scoring`)."""
+from assistant.rules.cards import KING, QUEEN, card, card_name
+from assistant.rules.game import Refused
+from assistant.rules.twentynine.pack import BIT, HIGH_BID, LOW_BID, PLAY, SIDE_OF
+
+
+class HouseRules:
+    """Doubling (double=on) and the pair (pair=on)."""
+    __slots__ = ()
+
+    def _before_first_lead(self, what):
+        if self.phase is not PLAY or self.trick_no or self.trick:
+            raise Refused("too-late", f"{what} only after trump is set and before the first lead")
+
+    def _do_double(self, a):
+        if not self.double_on:
+            raise Refused("option-off", "doubling is not played here (option double=on)")
+        self._before_first_lead("a player of the other side may double")
+        if self.multiplier > 1:
+            raise Refused("already", "the round is already doubled")
+        s = self._side_seat(a, 1 - SIDE_OF[self.bidder], "double")
+        self.multiplier = 2
+        self.doubler = s
+
+    def _do_redouble(self, a):
+        if not self.double_on:
+            raise Refused("option-off", "doubling is not played here (option double=on)")
+        self._before_first_lead("the bidding side may redouble")
+        if self.multiplier == 1:
+            raise Refused("not-now", "only a doubled round can be redoubled")
+        if self.multiplier == 4:
+            raise Refused("already", "the round is already redoubled")
+        s = self._side_seat(a, SIDE_OF[self.bidder], "redouble")
+        self.multiplier = 4
+        self.redoubler = s
+
+    def _side_seat(self, a, side, what):
+        s = self._seat(a)
+        if s is None:
+            s = self.to_act
+            while SIDE_OF[s] != side:
+                s = (s + 1) % 4
+        elif SIDE_OF[s] != side:
+            who = "the bidding side" if what == "redouble" else "the side that did not bid"
+            raise Refused("wrong-side", f"only a player of {who} may {what}")
+        return s
+
+    def _do_pair(self, a):
+        if not self.pair_on:
+            raise Refused("option-off", "the pair is not played here (option pair=on)")
+        s = self._seat(a)
+        if s is None:
+            s = self.to_act
+        self._check_pair(s)
+        side = SIDE_OF[s]
+        t = self.trump_suit
+        kq = BIT[card(t, KING)] | BIT[card(t, QUEEN)]
+        self.known[s] |= kq
+        self.pair_seat = s
+        step = -4 if side == SIDE_OF[self.bidder] else 4
+        self.target = min(HIGH_BID, max(LOW_BID, self.target + step))
+
+    def _check_pair(self, s):
+        if not self.pair_on:
+            raise Refused("option-off", "the pair is not played here (option pair=on)")
+        self._expect(PLAY, what="declaring the pair")
+        if not self.revealed:
+            raise Refused("not-now", "the pair is declared only once trump is revealed")
+        if self.pair_seat is not None:
+            raise Refused("already", f"{self.name(self.pair_seat)} already declared the pair")
+        side = SIDE_OF[s]
+        if not any(SIDE_OF[w] == side for w in self.winners[self.reveal_trick:]):
+            raise Refused("needs-trick", f"{self.side_name(side)} must win a trick after trump is revealed "
+                          "before declaring the pair")
+        t = self.trump_suit
+        kq = BIT[card(t, KING)] | BIT[card(t, QUEEN)]
+        for c in (card(t, KING), card(t, QUEEN)):
+            if self.played & BIT[c]:
+                raise Refused("card-seen", f"{card_name(c)} was already played this round")
+            if not self.known[s] & BIT[c]:
+                if self._elsewhere(s, BIT[c]):
+                    raise Refused("card-elsewhere", f"{card_name(c)} is known to be in another hand")
+                if self._full(s):
+                    raise Refused("not-held", f"{self.name(s)} does not hold {card_name(c)}")
+        if (self.known[s] | kq).bit_count() > self.left[s]:
+            raise Refused("not-held", f"{self.name(s)} cannot hold both: too few cards are left")
