@@ -178,7 +178,8 @@ def test_every_golden_screens_text_lies_inside_the_frame_uncut(name):
         assert x >= 0 and y >= 0 and x + w <= 128 and y + h <= 64, f"{text!r} at {x},{y} {w}x{h}"
     drawn = [t for *_, t in items]
     if v.alert is not None:
-        assert " ".join(drawn[1:]).split() == v.alert.text.split()
+        words = v.alert.text.split()  # the title, then the words (the score may follow)
+        assert " ".join(drawn[1:]).split()[:len(words)] == words
     elif v.menu is None:
         for line in v.prompt.split("\n"):
             assert line in drawn, f"{line!r} is not drawn whole: {drawn}"
@@ -207,6 +208,58 @@ def test_golden_differs_when_a_field_changes():
     from dataclasses import replace
 
     assert render(v).tobytes() != render(replace(v, score=(4, 4))).tobytes()
+
+
+# ---- a layout that keeps things in place (issue 12 item 2: the bus carries what changed) ----
+
+def _changed(a, b):
+    """{page: set of columns} where two frames differ, as the OLED's RAM holds them."""
+    from assistant.hw.oled import page_bytes
+    out = {}
+    for p, (x, y) in enumerate(zip(page_bytes(a, 128, 8), page_bytes(b, 128, 8))):
+        cols = {c for c in range(128) if x[c] != y[c]}
+        if cols:
+            out[p] = cols
+    return out
+
+
+def test_a_card_played_rewrites_only_its_seat_the_turn_and_the_prompts_change():
+    """Issue 12 item 2: a tap changes the card under its seat, the seat to act and one digit of the
+    prompt; the score, the details and the rest of the prompt's line stay where they were (a
+    centred line moved whole, the turn's bar was a whole column wide)."""
+    from dataclasses import replace
+    before = CASES["29-play-hidden"]  # P4 to play, P1-P3 have played
+    after = replace(before, turn=0, prompt="P1 to play", trick=(*before.trick, (3, C("8H"))))
+    changed = _changed(render(before), render(after))
+    assert set(changed) == {4, 5, 6, 7}  # names, cards, prompt: nothing above
+    assert max(changed[7]) - min(changed[7]) < 6  # "P4" -> "P1": one digit of the prompt
+    assert min(changed[5] | changed[6]) >= 96  # P4's card only, in P4's column
+    assert len(changed[4]) <= 2 * 18  # the two names' boxes, not two whole columns
+
+
+def test_an_alert_takes_the_lower_half_and_keeps_the_score_and_details_in_view():
+    """Issue 12 item 2: a renege alert over the table rewrites pages 4-7 only (half a frame, not
+    the whole of it, going up and coming down); its words are all drawn."""
+    from dataclasses import replace
+    from assistant.box.screen import text_items
+    play = CASES["29-play-hidden"]
+    alert = replace(play, alert=Alert("renege", "P2 failed to follow ♥ (trick 3)"))
+    assert set(_changed(render(play), render(alert))) == {4, 5, 6, 7}
+    drawn = [t for *_, t in text_items(alert)]
+    assert drawn[0] == "RENEGE!" and "P1+P3" in drawn
+    assert render(alert).crop((0, 32, 128, 64)).convert("L").getextrema() == (0, 255)
+
+
+def test_texts_of_the_table_sit_on_page_boundaries():
+    """Issue 12 item 2: every line of details, names and prompt starts on a page (8 rows), so a
+    changed line rewrites one page (or two at double size), never three."""
+    from assistant.box.screen import text_items
+    for name, v in CASES.items():
+        if v.alert is not None or v.menu is not None:
+            continue
+        for x, y, w, h, text in text_items(v):
+            if y >= 16 and text not in ("Up ", "Not "):  # those two sit on the card's baseline
+                assert y % 8 == 0 or (y % 8 == 1 and h == 16), f"{name}: {text!r} at row {y}"
 
 
 def _preview(out):

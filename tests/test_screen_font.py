@@ -37,3 +37,10 @@ def test_unknown_characters_fall_back_without_error():
     assert text_width("é") == text_width("e")   # accents dropped
     assert text_width("ж") == text_width("?")
     draw_text(img, (0, 0), "Zoë ж")
+
+
+def test_digits_are_all_as_wide_so_a_number_that_changes_moves_nothing_else():
+    """Issue 12 item 2: "P4 to play" -> "P1 to play" rewrites one digit on the OLED, not the rest
+    of the line (a narrow 1 shifted everything after it)."""
+    for bold in (False, True):
+        assert len({text_width(d, 1, bold) for d in "0123456789"}) == 1

@@ -7,7 +7,7 @@ lower-case letters hang into row 7. Red suits are drawn hollow (♡ ♢) and bla
 suits filled (♠ ♣), so the colour reads on a one-bit screen.
 
 >>> text_width("P1 10♥")
-31
+35
 """
 from functools import lru_cache
 
@@ -17,7 +17,7 @@ SPACING = 1  # blank columns between glyphs at scale 1
 _G = {
     " ": "...|...|...|...|...|...|...",
     "0": ".###.|#...#|#...#|#...#|#...#|#...#|.###.",
-    "1": ".#.|##.|.#.|.#.|.#.|.#.|###",
+    "1": "..#..|.##..|..#..|..#..|..#..|..#..|.###.",  # as wide as every digit: numbers keep their place
     "2": ".###.|#...#|....#|...#.|..#..|.#...|#####",
     "3": "#####|...#.|..#..|...#.|....#|#...#|.###.",
     "4": "...#.|..##.|.#.#.|#..#.|#####|...#.|...#.",

@@ -1,12 +1,19 @@
 """Render a ``View`` as a 128x64 one-bit image for the OLED: a pure function.
 
-Layout (pixels): the score in double size across the top with trump in the
-middle (rows 0-13); two small lines of details (dealer, hand size or bid, for 2,
-tricks or points; rows 15-30); then either the cards on the table in seat
-columns with the prompt in bold below (play; the flip, which has no details,
-moves them up), or a double-size body and prompt. What a
-player needs from a metre away (score, trump, whose turn, alerts, menus) is
-drawn double size; alerts take over the whole screen.
+The screen is a grid of the controller's eight pages (rows of 8 pixels): every line of text
+sits on page boundaries and keeps its place from one screen to the next, so that a tap
+rewrites only the few bytes that changed (``assistant.hw.oled`` sends the changed windows).
+
+- pages 0-1: the score per seat or side in double size, trump in the middle;
+- pages 2-3: two small lines of details (dealer, hand size or bid; bidder, tricks or points);
+- page 4: the seat names, the seat to act inverted;
+- pages 5-7: play and flip: each seat's card in double size under its name (pages 5-6) and
+  the prompt (page 7); the other phases: the up-card or the suit turned down, then the
+  prompt's lines, as large as they fit, the last line always on page 7.
+
+Text is left-aligned where it changes (the prompt, the details, the menu's items), so a word
+that changes leaves the rest of its line in place. Alerts take pages 4-7 (the score and the
+details stay in view) unless their words need the whole screen; the menu takes the screen.
 
 >>> from assistant.box.view import View
 >>> render(View(game="towers", seats=("P1", "P2"), phase="flip", prompt="Tap flip cards")).size
@@ -19,6 +26,8 @@ from assistant.box.font import HEIGHT, draw_text, text_width
 
 W, H = 128, 64
 BIG = 2
+PAGE = 8  # rows per page of the controller's RAM
+DETAILS, NAMES, CARDS, PROMPT = 2, 4, 5, 7  # the first page of each part
 _ALERT_TITLES = {
     "renege": ("RENEGE!", "RENEGE!"),
     "refused": ("REFUSED", "REFUSED"),
@@ -31,30 +40,38 @@ _ALERT_TITLES = {
 def render(view):
     """The frame for ``view``: a new PIL image, mode "1", 128x64."""
     img = Image.new("1", (W, H), 0)
-    if view.alert is not None:
-        _alert(img, view.alert)
-    elif view.phase == "menu":
-        _menu(img, view.menu)
-    elif view.phase == "flip":  # no dealer or bid yet: the cards sit higher, the prompt gets room
-        _header(img, view)
-        _table(img, view, view.flipped, top=16)
-        _lines_block(img, _prompt_lines(view), 40, H)
-    elif view.phase == "match-over":  # the winners, the last result, open claims, what next
-        _header(img, view)
-        _lines_block(img, _prompt_lines(view), 15, H)
-    else:
-        _header(img, view)
-        _details(img, view)
-        if view.phase == "play":
-            _table(img, view, view.trick)
-            _lines_block(img, _prompt_lines(view), 56, H)
+    if view.phase == "menu":  # a menu's view has no table: it takes the screen
+        if view.alert is not None:
+            _alert_screen(img, view.alert)
         else:
-            body = _body(view)
-            top = 31
-            if body:
-                _segments_centered(img, body, top)
-                top = 48
-            _lines_block(img, _prompt_lines(view), top, H)
+            _menu(img, view.menu)
+        return img
+    if view.alert is not None and not _alert_band(img, view.alert):
+        _alert_screen(img, view.alert)
+        return img
+    _header(img, view)
+    lines = _prompt_lines(view)
+    if view.phase == "match-over":  # no details: the result has pages 2-7
+        _lines_block(img, lines, DETAILS, 8)
+        return img
+    if view.phase == "flip":  # no dealer or bid yet: the prompt takes the details' pages
+        _lines_block(img, lines, DETAILS, NAMES)
+    else:
+        _details(img, view)
+    if view.alert is not None:
+        return img
+    if view.phase in ("play", "flip"):
+        _names(img, view)
+        _cards(img, view, view.flipped if view.phase == "flip" else view.trick)
+        if view.phase == "play":
+            _lines_block(img, lines, PROMPT, 8)
+        return img
+    body = _body(view)
+    if _lines_block(img, lines, CARDS, 8, body, dry=True):
+        _names(img, view)
+        _lines_block(img, lines, CARDS, 8, body)
+    else:  # a long result: the names give way
+        _lines_block(img, lines, NAMES, 8, body)
     return img
 
 
@@ -120,9 +137,8 @@ def _wrap(text, width, scale=1, bold=False):
     return lines
 
 
-def _layouts(lines, width, height):
-    """Sizes to try for the prompt's lines, largest first: (scale, bold) per line."""
-    n = len(lines)
+def _layouts(n):
+    """Sizes to try for ``n`` prompt lines, largest first: (scale, bold) per line."""
     big, bold, small = (BIG, False), (1, True), (1, False)
     yield [big] * n
     if n > 1:
@@ -132,42 +148,42 @@ def _layouts(lines, width, height):
     yield [small] * n
 
 
-def _fits(lines, sizes, width, height):
-    rows = sum(HEIGHT * s for s, _ in sizes)
-    return rows <= height and all(text_width(t, s, b) <= width - 2 * (s - 1) for t, (s, b) in zip(lines, sizes))
+def _width(line, scale, bold):
+    if isinstance(line, list):  # the body: (text, scale) pieces, the small ones at small scale
+        return sum(text_width(t, min(s, scale)) for t, s in line)
+    return text_width(line, scale, bold)
 
 
-def _lines_block(img, lines, top, bottom, fill=1, x0=0, x1=W):
-    """Draw the prompt's lines, each unbroken, as large as they fit in rows top..bottom."""
-    if not lines:
-        return
-    width, height = x1 - x0 - 2, bottom - top
+def _lines_block(img, lines, first, end, body=(), dry=False):
+    """The prompt's lines (after ``body``, if any), each unbroken and left-aligned, as large as
+    they fit in pages first..end-1, the last on the last page. Return whether they fitted."""
+    items = ([list(body)] if body else []) + lines
+    if not items:
+        return True
     sizes = None
-    for sizes in _layouts(lines, width, height):
-        if _fits(lines, sizes, width, height):
-            break
-    used = sum(HEIGHT * s for s, _ in sizes)
-    gap = 1 if used + len(lines) - 1 <= height else 0
-    y = top + (height - used - gap * (len(lines) - 1) + 1) // 2
-    for line, (scale, bold) in zip(lines, sizes):
-        _centered(img, y, line, scale, bold, fill, x0, x1)
-        y += HEIGHT * scale + gap
-
-
-def _wrap_block(img, text, top, bottom, fill=1, x0=0, x1=W):
-    """An alert's words, wrapped at spaces (never cut), as large as they fit."""
-    width = x1 - x0 - 4
-    for scale, bold in ((BIG, False), (1, True), (1, False)):
-        lines = [w for part in text.split("\n") for w in _wrap(part, width, scale, bold)]
-        if len(lines) * HEIGHT * scale <= bottom - top and all(
-                text_width(ln, scale, bold) <= width for ln in lines):
-            break
-    pitch = HEIGHT * scale
-    if scale == 1 and len(lines) * (HEIGHT + 1) <= bottom - top:
-        pitch += 1
-    y = top + ((bottom - top) - len(lines) * pitch + 1) // 2
-    for i, line in enumerate(lines):
-        _centered(img, y + i * pitch, line, scale, bold, fill, x0, x1)
+    for body_scale in ((BIG, 1) if body else (None,)):
+        for sizes in _layouts(len(lines)):
+            sizes = ([(body_scale, False)] if body else []) + sizes
+            pages = sum(s for s, _ in sizes)
+            if pages <= end - first and all(_width(t, s, b) <= W for t, (s, b) in zip(items, sizes)):
+                break
+        else:
+            continue
+        break
+    else:
+        if dry:
+            return False
+    if dry:
+        return True
+    page = max(0, end - sum(s for s, _ in sizes))  # too many: from as high up as needed
+    for item, (scale, bold) in zip(items, sizes):
+        y = page * PAGE
+        if isinstance(item, list):  # a row clear above its double-size card, as in play
+            _segments(img, item, y + (scale > 1), scale)
+        else:
+            _draw(img, (0, y), item, scale, 1, bold)
+        page += scale
+    return True
 
 
 # ---- the parts of a table screen ---------------------------------------------
@@ -212,31 +228,40 @@ def _details(img, view):
         right2 = f"Trick {view.trick_no}" if view.trick_no else ""
     if view.extra:
         right2 = " ".join(view.extra)
-    _draw(img, (0, 15), left1)
-    _right(img, 15, right1)
-    _draw(img, (0, 23), left2)
-    _right(img, 23, right2)
+    y1, y2 = DETAILS * PAGE, (DETAILS + 1) * PAGE
+    _draw(img, (0, y1), left1)
+    _right(img, y1, right1)
+    _draw(img, (0, y2), left2)
+    _right(img, y2, right2)
 
 
-def _table(img, view, cards, top=31):
-    """Seat columns: the seat's name (inverted for the seat to act) over its card, double size."""
+def _names(img, view):
+    """The seat names in columns, the seat to act inverted (a box just wider than its name)."""
+    n = len(view.seats)
+    colw, y = W // n, NAMES * PAGE
+    for s in range(n):
+        name = short_name(view.seats[s], 5)
+        w = text_width(name)
+        x = s * colw + (colw - w) // 2
+        if s == view.turn:  # on the names' page only: a turn that moves rewrites no other
+            img.paste(1, (x - 2, y, x + w + 2, y + PAGE))
+            _draw(img, (x, y), name, fill=0)
+        else:
+            _draw(img, (x, y), name)
+
+
+def _cards(img, view, cards):
+    """Each seat's card of the trick (or flip) in double size under its name; a dot if none."""
     n = len(view.seats)
     colw = W // n
     shown = dict(cards)
     for s in range(n):
-        x0 = s * colw
-        name = short_name(view.seats[s], 5)
-        if s == view.turn:
-            img.paste(1, (x0 + 1, top, x0 + colw - 1, top + 9))
-            _centered(img, top + 1, name, fill=0, x0=x0, x1=x0 + colw)
-        else:
-            _centered(img, top + 1, name, x0=x0, x1=x0 + colw)
         text = _card_text(shown[s]) if s in shown else "·"
-        _centered(img, top + 10, text, BIG, x0=x0, x1=x0 + colw)
+        _centered(img, CARDS * PAGE + 1, text, BIG, x0=s * colw, x1=(s + 1) * colw)
 
 
 def _body(view):
-    """What the non-table phases show double size under the details: a list of (text, scale)."""
+    """What the non-table phases show before the prompt: a list of (text, scale)."""
     p = view.phase
     if p in ("upcard", "trump1", "discard") and view.up_card is not None:
         return [("Up ", 1), (_card_text(view.up_card), BIG)]
@@ -245,25 +270,74 @@ def _body(view):
     return []
 
 
-def _segments_centered(img, segments, top):
-    """Draw mixed-size text pieces on one line, centered, aligned on the big baseline."""
-    widths = [text_width(t, s) for t, s in segments]
-    total = sum(widths)
-    if total > W:  # too wide at double size: everything small
-        segments = [(t, 1) for t, _ in segments]
-        widths = [text_width(t) for t, _ in segments]
-        total = sum(widths)
-    x = (W - total) // 2
-    for (t, s), w in zip(segments, widths):
-        y = top + (6 * BIG - 6 * s)  # same baseline (row 6) for both sizes
-        _draw(img, (x, y), t, s)
-        x += w
+def _segments(img, segments, y, scale):
+    """Mixed-size text pieces on one line from the left, on the big pieces' baseline; at
+    ``scale`` 1 all small."""
+    x = 0
+    for t, s in segments:
+        s = min(s, scale)
+        x = _draw(img, (x, y + 6 * (scale - s)), t, s) + 1  # same baseline (row 6) for both sizes
 
 
-# ---- whole-screen modes -----------------------------------------------------
+# ---- alerts and the menu ---------------------------------------------------------
 
-def _alert(img, alert):
-    """Alerts fill the screen: renege inverted (white), the others black with a double frame."""
+def _alert_fit(title, text, top, bottom, x0, x1):
+    """(title scale, title bold, text lines) that fit rows top..bottom, or None."""
+    width = x1 - x0
+    for tscale, tbold, scale in ((BIG, False, BIG), (BIG, False, 1), (1, True, 1)):
+        if text_width(title, tscale, tbold) > width:
+            continue
+        lines = [w for part in text.split("\n") for w in _wrap(part, width, scale)]
+        if HEIGHT * (tscale + scale * len(lines)) <= bottom - top and all(
+                text_width(ln, scale) <= width for ln in lines):
+            return tscale, tbold, scale, lines
+    return None
+
+
+def _alert_band(img, alert):
+    """The alert on pages 4-7, the score and details above it: renege inverted, the others in a
+    frame. False (nothing drawn) when its words need the whole screen."""
+    top, renege = NAMES * PAGE, alert.kind == "renege"
+    inset = 0 if renege else 2
+    title = _ALERT_TITLES[alert.kind][0]
+    fit = _alert_fit(title, alert.text, top + inset, H - inset, 2 + inset, W - 2 - inset)
+    if fit is None:
+        return False
+    if renege:
+        img.paste(1, (0, top, W, H))
+    else:
+        img.paste(1, (0, top, W, H))
+        img.paste(0, (1, top + 1, W - 1, H - 1))
+    tscale, tbold, scale, lines = fit
+    fill = 0 if renege else 1
+    y = top + inset
+    _draw(img, (2 + inset, y + 1), title, tscale, fill, tbold)  # capitals: a row clear above
+    y += HEIGHT * tscale
+    for line in lines:
+        _draw(img, (2 + inset, y), line, scale, fill)
+        y += HEIGHT * scale
+    return True
+
+
+def _wrap_block(img, text, top, bottom, fill=1, x0=0, x1=W):
+    """An alert's words, wrapped at spaces (never cut), as large as they fit."""
+    width = x1 - x0 - 4
+    for scale, bold in ((BIG, False), (1, True), (1, False)):
+        lines = [w for part in text.split("\n") for w in _wrap(part, width, scale, bold)]
+        if len(lines) * HEIGHT * scale <= bottom - top and all(
+                text_width(ln, scale, bold) <= width for ln in lines):
+            break
+    pitch = HEIGHT * scale
+    if scale == 1 and len(lines) * (HEIGHT + 1) <= bottom - top:
+        pitch += 1
+    y = top + ((bottom - top) - len(lines) * pitch + 1) // 2
+    for i, line in enumerate(lines):
+        _centered(img, y + i * pitch, line, scale, bold, fill, x0, x1)
+
+
+def _alert_screen(img, alert):
+    """An alert whose words need the whole screen: renege inverted (white), the others black
+    with a double frame."""
     long_title, short_title = _ALERT_TITLES[alert.kind]
     title = long_title if text_width(long_title, BIG) <= W - 6 else short_title
     if alert.kind == "renege":
@@ -281,25 +355,25 @@ def _alert(img, alert):
 
 
 def _menu(img, menu):
-    """Title bar inverted, then the items (the selected one inverted), double size when every
-    item fits, else small bold with more rows; arrows when the list scrolls."""
+    """Title bar inverted, then the items from page 2, left-aligned, the selected one inverted
+    (a box just wider than its text): double size when every item fits, else one small line a
+    page; arrows on the right when the list scrolls."""
     img.paste(1, (0, 0, W, 9))
     _centered(img, 1, menu.title, fill=0)
     big = all(text_width(item, BIG) <= W - 4 for item in menu.items)
-    rows, pitch = (3, 18) if big else (4, 13)
+    rows, scale = (3, BIG) if big else (6, 1)
     first = min(max(0, menu.selected - 1), max(0, len(menu.items) - rows))
     for i, item in enumerate(menu.items[first:first + rows]):
-        y = 10 + i * pitch
+        y = (DETAILS + i * scale) * PAGE
+        bold = scale == 1 and text_width(item, 1, True) <= W - 10  # bold where it fits: never cut
+        w = text_width(item, scale, bold)
+        x = min(2, W - w)
         fill = 1
         if first + i == menu.selected:
-            img.paste(1, (0, y, W, y + pitch - 1))
+            img.paste(1, (0, y, x + w + 2, y + PAGE * scale))
             fill = 0
-        if big:
-            _centered(img, y + 1, item, BIG, fill=fill)
-        else:  # bold where the item fits, else regular: never cut
-            _centered(img, y + 3, item, 1, text_width(item, 1, True) <= W - 4, fill=fill)
+        _draw(img, (x, y), item, scale, fill, bold)
     if first > 0:
-        _draw(img, (W - 6, 10), "^", fill=0 if menu.selected == first else 1)
+        _draw(img, (W - 5, DETAILS * PAGE), "^")
     if first + rows < len(menu.items):
-        last = first + rows - 1
-        _draw(img, (W - 6, 10 + rows * pitch - 8), "v", fill=0 if menu.selected == last else 1)
+        _draw(img, (W - 5, H - PAGE), "v")
