@@ -40,10 +40,12 @@ _ALERT_TITLES = {
 def render(view):
     """The frame for ``view``: a new PIL image, mode "1", 128x64."""
     img = Image.new("1", (W, H), 0)
-    if view.phase == "menu":  # a menu's view has no table: it takes the screen
+    if view.phase == "menu":
         if view.alert is not None:
             _alert_screen(img, view.alert)
-        else:
+        else:  # the score and details (of a match, if one is on) stay above the menu
+            _header(img, view)
+            _details(img, view)
             _menu(img, view.menu)
         return img
     if view.alert is not None and not _alert_band(img, view.alert):
@@ -54,8 +56,8 @@ def render(view):
     if view.phase == "match-over":  # no details: the result has pages 2-7
         _lines_block(img, lines, DETAILS, 8)
         return img
-    if view.phase == "flip":  # no dealer or bid yet: the prompt takes the details' pages
-        _lines_block(img, lines, DETAILS, NAMES)
+    if view.phase == "flip":  # no dealer or bid yet: the prompt's first lines in their place
+        _details(img, view, lines[:-1])
     else:
         _details(img, view)
     if view.alert is not None:
@@ -63,8 +65,7 @@ def render(view):
     if view.phase in ("play", "flip"):
         _names(img, view)
         _cards(img, view, view.flipped if view.phase == "flip" else view.trick)
-        if view.phase == "play":
-            _lines_block(img, lines, PROMPT, 8)
+        _lines_block(img, lines if view.phase == "play" else lines[-1:], PROMPT, 8)
         return img
     body = _body(view)
     if _lines_block(img, lines, CARDS, 8, body, dry=True):
@@ -207,9 +208,26 @@ def _header(img, view):
         _centered(img, 3, "?", 1, True, fill=0)
 
 
-def _details(img, view):
+def _details(img, view, first=()):
     """Two small lines: dealer and hand size / bid; bidder and for 2 / tricks or points; the
-    public notes (pair, accused, no reader) take the place of the trick number."""
+    public notes (pair, accused, no reader) take the place of the trick number. Each line of
+    ``first`` (the flip's prompt, before any dealer) takes a whole line whose left half is free
+    (bold where it fits); without room for them, they take both pages and the details go."""
+    rows, lines, prompt = list(_detail_texts(view)), list(first), set()
+    for k, (left, right) in enumerate(rows):
+        if lines and not left:
+            rows[k] = (lines.pop(0), "")
+            prompt.add(k)
+    if lines:
+        return _lines_block(img, list(first), DETAILS, NAMES)
+    for k, (left, right) in enumerate(rows):
+        y = (DETAILS + k) * PAGE
+        _draw(img, (0, y), left, 1, 1, k in prompt and text_width(left, 1, True) <= W)
+        _right(img, y, right)
+
+
+def _detail_texts(view):
+    """The details' two lines as (left, right) texts."""
     seat = lambda i: short_name(view.seats[i], 5)  # noqa: E731
     left1 = f"Deal {seat(view.dealer)}" if view.dealer is not None else ""
     if view.towers:
@@ -228,11 +246,7 @@ def _details(img, view):
         right2 = f"Trick {view.trick_no}" if view.trick_no else ""
     if view.extra:
         right2 = " ".join(view.extra)
-    y1, y2 = DETAILS * PAGE, (DETAILS + 1) * PAGE
-    _draw(img, (0, y1), left1)
-    _right(img, y1, right1)
-    _draw(img, (0, y2), left2)
-    _right(img, y2, right2)
+    return (left1, right1), (left2, right2)
 
 
 def _names(img, view):
@@ -355,25 +369,21 @@ def _alert_screen(img, alert):
 
 
 def _menu(img, menu):
-    """Title bar inverted, then the items from page 2, left-aligned, the selected one inverted
-    (a box just wider than its text): double size when every item fits, else one small line a
-    page; arrows on the right when the list scrolls."""
-    img.paste(1, (0, 0, W, 9))
-    _centered(img, 1, menu.title, fill=0)
-    big = all(text_width(item, BIG) <= W - 4 for item in menu.items)
-    rows, scale = (3, BIG) if big else (6, 1)
+    """The menu on pages 4-7: its title in bold (then the selected item's place in a longer
+    list: "3/9"), then three items a small line each, indented, the selected one inverted (a
+    box just wider than its text)."""
+    y0 = NAMES * PAGE
+    rows = 8 - NAMES - 1
+    end = _draw(img, (0, y0), menu.title, bold=True)
+    if len(menu.items) > rows:
+        _draw(img, (end + 4, y0), f"{menu.selected + 1}/{len(menu.items)}")
     first = min(max(0, menu.selected - 1), max(0, len(menu.items) - rows))
     for i, item in enumerate(menu.items[first:first + rows]):
-        y = (DETAILS + i * scale) * PAGE
-        bold = scale == 1 and text_width(item, 1, True) <= W - 10  # bold where it fits: never cut
-        w = text_width(item, scale, bold)
-        x = min(2, W - w)
+        y = y0 + (i + 1) * PAGE
+        w = text_width(item)
+        x = min(6, W - w)  # indented under the bold title; a long item as far left as needed
         fill = 1
         if first + i == menu.selected:
-            img.paste(1, (0, y, x + w + 2, y + PAGE * scale))
+            img.paste(1, (x - 2, y, x + w + 2, y + PAGE))
             fill = 0
-        _draw(img, (x, y), item, scale, fill, bold)
-    if first > 0:
-        _draw(img, (W - 5, DETAILS * PAGE), "^")
-    if first + rows < len(menu.items):
-        _draw(img, (W - 5, H - PAGE), "v")
+        _draw(img, (x, y), item, 1, fill)

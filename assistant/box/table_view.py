@@ -100,7 +100,7 @@ def build_view(table):
         game = m.game if m is not None else table.default_game
         seats = m.seats if m is not None else tuple(f"P{i + 1}" for i in range(desk(game).SEATS))
         return View(game=game, seats=seats, phase="menu", alert=alert,
-                    menu=Menu(title, tuple(label for label, _ in items), sel))
+                    menu=Menu(title, tuple(label for label, _ in items), sel), **under_menu(table))
     fields = desk(m.game).fields(table)
     if not table.reader_ok:  # its alert may be cleared with Back; the mark stays until it is back
         fields["extra"] = (*fields.get("extra", ()), "no reader")
@@ -108,6 +108,22 @@ def build_view(table):
     if any(short_name(n) != n for n in seats):  # players' names: one rule shortens them on the OLED
         fields, alert, seats = shortened(fields, alert, seats)
     return View(game=m.game, seats=seats, alert=alert, **fields)
+
+
+# what stays in view above an open menu: the score and the details (the OLED rewrites only the menu)
+UNDER_MENU = ("score", "dealer", "hand_size", "trump", "bidder", "bid", "target", "for_two", "double",
+              "tricks", "points", "trick_no", "extra")
+
+
+def under_menu(table):
+    """The match's score and details for a menu's view; nothing without a match."""
+    m = table.match
+    if m is None:
+        return {}
+    fields = desk(m.game).fields(table)
+    if any(short_name(n) != n for n in m.seats):
+        fields = shortened(fields, None, m.seats)[0]
+    return {k: fields[k] for k in UNDER_MENU if k in fields}
 
 
 def shortened(fields, alert, seats):

@@ -8,24 +8,25 @@ windows, through luma's own serial interface and with the controller's own
 addressing commands:
 
 - **SSD1306** (horizontal addressing, which luma's init selects): a window is
-  ``COLUMNADDR c0 c1, PAGEADDR p0 p1`` then its bytes, column by column and
-  page by page. A window costs 10 bytes on the wire besides its data (two
-  transactions of address + control byte, six command bytes); the command is
-  left out when the window is the one already set, since after its last byte
-  the controller's pointer is back at the window's start.
-- **SH1106** (132 columns, page addressing only): a run of columns on one page
-  is ``0xB0|page, low nibble, 0x10|high nibble`` (the column shifted by the
-  panel's offset, 2) then its bytes: 7 bytes besides the data.
+  ``COLUMNADDR c0 c1`` and ``PAGEADDR p0 p1`` then its bytes, column by column and page by
+  page. Each command is sent only when its range differs from the one in the controller
+  (after a window's last byte the pointer is back at its start, and either command puts it
+  at the start of its new range): a window costs 10 bytes on the wire besides its data (a
+  command transaction of address, control byte and six command bytes; a data transaction of
+  address and control byte), 7 when only its columns change (the next run of the same pages),
+  2 when it is the window already set.
+- **SH1106** (132 columns, page addressing only): a run of columns on one page is
+  ``0xB0|page, low nibble, 0x10|high nibble`` (the column shifted by the panel's offset, 2)
+  then its bytes: 7 bytes besides the data, 6 for the next run on the same page (the page is
+  set already).
 
-The windows are planned per frame to cost the fewest bytes: runs of changed
-columns in a page are joined where the gap is cheaper than a new window, and
-neighbouring pages share one window where that is cheaper (a small dynamic
-programme over the 8 pages). A full frame is sent when that is cheaper, on the
-first frame, and after a write failed (the RAM is then unknown).
+The windows are planned per frame to cost the fewest bytes: the pages are split into bands of
+consecutive pages, each band written as the runs of the columns changed in any of its pages,
+runs joined where the gap costs fewer bytes than another window (a small dynamic programme
+over the 8 pages, counting every command byte as above). A full frame is sent when that is
+cheaper, on the first frame, and after a write failed (the RAM is then unknown).
 
-    import time
-
-from luma.core.interface.serial import i2c
+    from luma.core.interface.serial import i2c
     device = PartialSSD1306(i2c(port=1, address=0x3C))
     device.display(image)        # a mode-'1' 128x64 PIL image, as luma's own
     device.last_bytes            # I2C bytes that frame cost on the wire
@@ -41,8 +42,11 @@ from PIL import Image
 
 from assistant.hw import timing
 
+TRANSACTION = 2      # each I2C write: the address byte and a control byte
 WINDOW_COST = 10     # SSD1306: [addr, 0x00, 21 c0 c1 22 p0 p1] + [addr, 0x40, ...]
+NEXT_RUN_COST = 7    # SSD1306, the same pages: [addr, 0x00, 21 c0 c1] + [addr, 0x40, ...]
 RUN_COST = 7         # SH1106:  [addr, 0x00, B0|p lo hi] + [addr, 0x40, ...]
+SAME_PAGE_RUN_COST = 6  # SH1106, the same page: [addr, 0x00, lo hi] + [addr, 0x40, ...]
 _REVERSE = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
 
 
@@ -91,10 +95,16 @@ class PartialSSD1306(_Partial, ssd1306):
         super().__init__(serial_interface, width, height, rotate, **kwargs)
 
     def _write(self, new, c0, c1, p0, p1):
-        window = (c0 + self._colstart, c1 + self._colstart, p0, p1)
+        col0 = c0 + self._colstart
+        window = (col0, c1 + self._colstart, p0, p1)
         was, self._window = self._window, None  # unknown until the data has gone through
-        if was != window:
-            self.command(self._const.COLUMNADDR, *window[:2], self._const.PAGEADDR, p0, p1)
+        cmd = []
+        if was is None or was[:2] != window[:2]:
+            cmd += [self._const.COLUMNADDR, *window[:2]]
+        if was is None or was[2:] != window[2:]:
+            cmd += [self._const.PAGEADDR, p0, p1]
+        if cmd:
+            self.command(*cmd)
         self.data(b"".join(new[p][c0:c1 + 1] for p in range(p0, p1 + 1)))
         self._window = window
 
@@ -114,9 +124,10 @@ class PartialSSD1306(_Partial, ssd1306):
 
 
 def _plan(old, new):
-    """Windows ``(c0, c1, p0, p1)`` covering every changed byte at the fewest bytes on the wire:
-    the pages split into bands of consecutive pages, each band written as the runs of the
-    columns changed in any of its pages (a dynamic programme over the bands)."""
+    """Windows ``(c0, c1, p0, p1)`` covering every changed byte at the fewest bytes on the wire,
+    and that cost: the pages split into bands of consecutive pages, each band written as the
+    runs of the columns changed in any of its pages (a dynamic programme over the bands; a
+    band's first window sets its pages and columns, the next ones their columns only)."""
     pages = len(new)
     changed = [{x for x in range(len(n)) if o[x] != n[x]} if o != n else set()
                for o, n in zip(old, new)]
@@ -129,8 +140,9 @@ def _plan(old, new):
                 best[j] = best[i]
                 continue
             height = j - i
-            runs = _runs(sorted(cols), -(-WINDOW_COST // height))
-            cost = best[i][0] + sum(WINDOW_COST + (c1 - c0 + 1) * height for c0, c1 in runs)
+            runs = _runs(sorted(cols), -(-NEXT_RUN_COST // height))
+            cost = best[i][0] + WINDOW_COST - NEXT_RUN_COST + sum(
+                NEXT_RUN_COST + (c1 - c0 + 1) * height for c0, c1 in runs)
             if best[j] is None or cost < best[j][0]:
                 best[j] = (cost, best[i][1] + [(c0, c1, i, j - 1) for c0, c1 in runs])
     return best[pages]
@@ -153,12 +165,19 @@ class PartialSH1106(_Partial, sh1106):
 
     def __init__(self, serial_interface=None, width=128, height=64, rotate=0, **kwargs):
         self._ram = None
+        self._pointer = None  # (page, RAM column) where the next data byte goes, if known
         super().__init__(serial_interface, width, height, rotate, **kwargs)
 
     def _write(self, new, page, c0, c1):
         col = c0 + self._page_address_offset
-        self.command(0xB0 | page, col & 0x0F, 0x10 | col >> 4)
+        was, self._pointer = self._pointer, None  # unknown until the data has gone through
+        cmd = [] if was is not None and was[0] == page else [0xB0 | page]
+        if was is None or was[1] != col:
+            cmd += [col & 0x0F, 0x10 | col >> 4]
+        if cmd:
+            self.command(*cmd)
         self.data(new[page][c0:c1 + 1])
+        self._pointer = (page, col + c1 - c0 + 1)  # the column goes up by one a byte
 
     def _full(self, new):
         for page in range(self._pages):
@@ -166,8 +185,9 @@ class PartialSH1106(_Partial, sh1106):
 
     def _changes(self, old, new):
         for page, (o, n) in enumerate(zip(old, new)):
-            runs = _runs([x for x in range(len(n)) if o[x] != n[x]], RUN_COST) if o != n else []
-            if sum(RUN_COST + c1 - c0 + 1 for c0, c1 in runs) >= RUN_COST + self._w:
+            runs = _runs([x for x in range(len(n)) if o[x] != n[x]], SAME_PAGE_RUN_COST) if o != n else []
+            if RUN_COST - SAME_PAGE_RUN_COST + sum(SAME_PAGE_RUN_COST + c1 - c0 + 1 for c0, c1 in runs) \
+                    >= RUN_COST + self._w:
                 runs = [(0, self._w - 1)]
             for c0, c1 in runs:
                 self._write(new, page, c0, c1)
