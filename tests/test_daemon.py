@@ -240,6 +240,29 @@ def test_garbage_on_the_serial_line_does_not_kill_the_daemon(start):
     assert "reader line refused" in d.log()
 
 
+def test_a_garbage_or_reboot_storm_on_the_serial_line_writes_a_bounded_log(start):
+    """Harden item 1 (outside tester): 20,000 lines of `x` logged 20,000 "reader line refused"
+    lines, 2,000 HELLO lines with new boot ids ~2,000 "reader firmware restarted" lines, enough for
+    journald's rate limit to drop the `action:` lines. Now one line when each storm starts."""
+    from assistant.hw.protocol import frame
+    d = start()
+    d.firmware.host_ready.wait(HANG)
+    fw = d.firmware
+    d.firmware.garbage(b"x\n" * 20000)
+    boots = [f"{n:04X}" for n in range(1, 2002) if f"{n:04X}" != fw.boot][:2000]
+    with fw._lock:  # HELLO lines only, each with a new boot id; then the last boot goes on
+        fw.garbage(b"".join(frame(0, f"HELLO card-reader 1.0.0 boot={b} pads=3 present=3 gone=4") for b in boots))
+        fw.seq, fw.boot = 1, boots[-1]
+    assert d.tap(3, "10C") == ["flip 10C"]
+    wait_for(lambda: "action: flip 10C" in d.log(), "the log line of the journaled flip")
+    lines = d.log().splitlines()
+    assert [line for line in lines if "refused" in line] == [
+        "WARNING assistant.hw.reader: reader line refused (no checksum), 1 bytes (logged once until it ends)"]
+    assert [line for line in lines if "restarted" in line] == [
+        "WARNING assistant.hw.reader: reader firmware restarted (boot 0001) (logged once until it ends)"]
+    assert len(lines) < 20, lines
+
+
 def test_unplug_and_replug_of_the_reader_does_not_kill_the_daemon(start):
     d = start()
     assert d.tap(3, "9H") == ["flip 9H"]

@@ -409,3 +409,37 @@ def test_a_reader_waiting_on_a_full_queue_still_stops(tmp_path):
 def test_the_daemon_queue_is_bounded():
     from assistant.hw.events import QUEUE_SIZE, event_queue
     assert event_queue().maxsize == QUEUE_SIZE > 0
+
+
+def test_a_storm_of_garbage_or_reboots_writes_two_lines_each_with_exact_counts(bench, caplog):
+    """Outside tester (harden item 1): 20,000 lines of `x` on the wire wrote 20,000 "reader line
+    refused" log lines in 3 s, and 2,000 HELLO lines with new boot ids ~2,000 "reader firmware
+    restarted" lines; on a Pi journald's rate limit then drops the `action:` lines. Each storm is
+    now logged when it starts and, with its exact count, once 30 s pass without one; the events
+    and the counts are as before."""
+    import logging
+    from assistant.hw.protocol import frame
+    caplog.set_level(logging.INFO, logger="assistant.hw.reader")
+    now = [0.0]
+    bench.reader.tracker.troubles.clock = lambda: now[0]  # the 30 s pass at the test's word
+    bench.vf.garbage(b"x\n" * 20000)
+    boots = [f"{n:04X}" for n in range(1, 2002) if f"{n:04X}" != bench.vf.boot][:2000]
+    with bench.vf._lock:  # a reboot storm: only HELLO lines, each with a new boot id
+        bench.vf.garbage(b"".join(frame(0, f"HELLO card-reader 1.0.0 boot={b} pads=4 present=3 gone=4")
+                                  for b in boots))
+        bench.vf.seq, bench.vf.boot = 1, boots[-1]  # the last boot goes on
+    bench.assert_nothing_more()
+    assert bench.reader.counts["no checksum"] == 20000 and bench.reader.counts["restart"] == 2000
+    assert bench.statuses.count(ReaderStatus(True, "card reader restarted")) == 2000
+
+    def said():
+        return [r.getMessage() for r in caplog.records if r.name == "assistant.hw.reader"]
+    assert said() == ["reader line refused (no checksum), 1 bytes (logged once until it ends)",
+                      "reader firmware restarted (boot 0001) (logged once until it ends)"]
+    now[0] = 30.0
+    bench.vf.heartbeat(uptime=30)  # the next good line, 30 s after the last of either
+    deadline = time.monotonic() + HANG_GUARD
+    while len(said()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sorted(said()[2:]) == ["reader: 30 s without a refused line (no checksum) (after 20000 times in 30 s)",
+                                  "reader: 30 s without a restart (after 2000 times in 30 s)"]

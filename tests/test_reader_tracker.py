@@ -161,3 +161,28 @@ def test_a_pad_that_keeps_conflicting_is_logged_at_its_start_and_end_with_a_coun
     assert said[0] == "pad 1: two or more tags at once (conflict) (logged once until it ends)"
     assert said[1].startswith("pad 1: reads one tag again (after 50 times in ")
     assert len(said) == 2
+
+
+def test_refused_lines_closer_than_30_s_are_one_storm_logged_twice(caplog):
+    """Harden item 1: a line that is noisy now and then is one condition while refused lines come
+    less than 30 s apart (counted, not logged), and ends with its count at the first good line
+    30 s after the last; a refused line after that starts a new one."""
+    now = [0.0]
+    t = booted()
+    t.troubles.clock = lambda: now[0]
+    seq = 3
+    for n in range(20):  # one refused line every 20 s for 400 s, a heartbeat every 10 s
+        t.feed(b"x")
+        for _ in range(2):
+            now[0] += 10
+            feed(t, (seq, "HB AAAA 1"))
+            seq += 1
+    said = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert said == ["reader line refused (no checksum), 1 bytes (logged once until it ends)"]
+    now[0] += 10
+    feed(t, (seq, "HB AAAA 1"))
+    t.feed(b"x")
+    said = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert said[1:] == ["reader: 30 s without a refused line (no checksum) (after 20 times in 410 s)",
+                        "reader line refused (no checksum), 1 bytes (logged once until it ends)"]
+    assert t.counts["no checksum"] == 21

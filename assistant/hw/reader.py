@@ -3,7 +3,7 @@
 ``Reader(port, queue).start()`` opens the port with pyserial, turns protocol
 lines (firmware/PROTOCOL.md) into TagArrived/TagRemoved/PadConflict/PadCleared
 and ReaderStatus events on the daemon's queue, and never dies: a bad line is
-refused with a counted, logged reason; an unplug (SerialException, OSError or
+refused with a counted reason (logged when a storm of them starts and ends); an unplug (SerialException, OSError or
 termios.error, depending on the call that notices) closes the port and reopens
 it with growing back-off. ``Tracker`` is the pure part, testable without a port.
 """
@@ -24,6 +24,7 @@ from assistant.repeated import Repeated
 log = logging.getLogger(__name__)
 LINK_ERRORS = (serial.SerialException, OSError, termios.error)
 STALE_WINDOW = 64  # a seq this far behind the last is an old line, not a restart
+QUIET = 30.0  # seconds without a refused line (of a reason) or a restart: that storm is over
 
 
 class Tracker:
@@ -31,7 +32,7 @@ class Tracker:
     restarts, and keeps its own view of every pad so a ``STATE`` snapshot can
     fill in what was lost. ``want_sync`` asks the owner to send ``SYNC``."""
 
-    def __init__(self):
+    def __init__(self, clock=time.monotonic):
         self.pads = {}  # pad -> uid or MANY; absent = empty
         self.last_seq = None
         self.boot = None
@@ -47,6 +48,11 @@ class Tracker:
         self._last_line = b""
         self.held = []  # lines behind the last one, held until the next line says what they are
         self.repeated = Repeated(log, logging.INFO)
+        # a refused line (per reason) or a restart is logged when it starts; a storm of them is
+        # counted, then logged with its exact count once QUIET seconds pass without one (a
+        # garbage or reboot storm writes two lines, not thousands that hit journald's rate limit)
+        self.troubles = Repeated(log, clock=clock)
+        self._trouble_at = {}  # key -> when it last happened
 
     def link_opened(self):
         """A fresh connection: sequence numbers start over, the pads are re-read."""
@@ -62,9 +68,11 @@ class Tracker:
             self.counts[e.reason] += 1
             self._lost()  # the line may have been a tap: ask for the truth
             # the line itself is not logged: it may carry the tag of a face-down card
-            log.warning("reader line refused (%s), %d bytes", e.reason, len(e.line))
+            self._trouble(("refused", e.reason), f"reader line refused ({e.reason}), {len(e.line)} bytes")
             return []
         self.good += 1
+        if self._trouble_at:
+            self._troubles_over()
         line = line.rstrip(b"\r\n")
         if self._is_copy(msg, line):
             self.counts["duplicate"] += 1
@@ -129,11 +137,24 @@ class Tracker:
         self.counts["restart"] += 1
         self.counts["hello lost"] += 1
         self._lost()
-        log.warning("reader firmware restarted and its HELLO line was lost; %d held line(s) applied", len(held))
+        self._trouble("restart", f"reader firmware restarted and its HELLO line was lost; "
+                                 f"{len(held)} held line(s) applied")
         out = [ReaderStatus(True, "card reader restarted")]
         for m in held:
             out += self._handle(m)
         return out
+
+    def _trouble(self, key, text):
+        self._trouble_at[key] = self.troubles.clock()
+        self.troubles.happened(key, text)
+
+    def _troubles_over(self):
+        now = self.troubles.clock()
+        for key, at in list(self._trouble_at.items()):
+            if now - at >= QUIET:
+                del self._trouble_at[key]
+                what = "a restart" if key == "restart" else f"a refused line ({key[1]})"
+                self.troubles.ended(key, f"reader: {QUIET:g} s without {what}")
 
     def _lost(self):
         self.losses += 1
@@ -150,7 +171,7 @@ class Tracker:
         self._lost()  # a settled firmware answers SYNC; a booting one sends its snapshot anyway
         if known:
             self.counts["restart"] += 1
-            log.warning("reader firmware restarted (boot %s)", boot)
+            self._trouble("restart", f"reader firmware restarted (boot {boot})")
             return [ReaderStatus(True, "card reader restarted")]
         return [ReaderStatus(True, f"card reader firmware {self.version or '?'} ready")]
 
