@@ -100,3 +100,53 @@ def test_the_issue_case_the_real_daemon_starts_on_a_damaged_journal(tmp_path):
     assert "Journal damaged: " in text and "damaged file kept as journal.sqlite3.damaged-" in text
     assert str(state) in text and "Traceback" not in text
     assert [p for p in state.iterdir() if ".damaged-" in p.name]
+
+
+DECKS = {  # harden item 2 (outside tester): each was silent in the log, or only on the screen
+    "no file": (None, "no deck at {}: every card tap is refused as an unknown tag until "
+                      "`card-assistant enroll {}` enrols the pack"),
+    "zero bytes": (b"", "deck {} has 0 of the 32 cards: every card tap is refused as an unknown tag "
+                        "until `card-assistant enroll {}` fills it"),
+    "random bytes": (bytes(range(256)) * 4, "deck {} cannot be used (cannot read deck: {} is not a text "
+                                            "file (not UTF-8)): every card tap is refused as an unknown tag"),
+    "a card twice": (b"04A1B2C3D4E5F6 JS\n04A1B2C3D4E5F7 JS\n", "deck {} cannot be used ({} line 2: JS "
+                                                               "already has a tag on line 1)"),
+    "a folder": ("folder", "deck {} cannot be used (cannot read deck: {} is a folder, not a file)"),
+    "ten cards": ("ten", "deck {} has 10 of the 32 cards: the other 22 are refused as unknown tags; "
+                         "`card-assistant enroll {}` fills it"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DECKS))
+def test_every_deck_problem_is_one_line_in_the_log_at_start(tmp_path, case):
+    """Harden item 2: `card-assistant run` with a zero-byte deck.txt said nothing (then every tap
+    logged an unknown tag); a deck of random bytes, a card twice or a folder had only an alert on
+    the screen that the first button press cleared. Now each is one plain line in the log: what is
+    wrong, how many cards an empty or short deck has, and that `card-assistant enroll` fills it."""
+    from assistant.box.deck import save_deck
+    from assistant.rules.cards import TWENTY_NINE_PACK
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    deck = state / "deck.txt"
+    content, want = DECKS[case]
+    if content == "folder":
+        deck.mkdir()
+    elif content == "ten":
+        save_deck({f"04A1B2C3D4E5{n:02X}": c for n, c in enumerate(sorted(TWENTY_NINE_PACK)[:10])}, deck)
+    elif content is not None:
+        deck.write_bytes(content)
+    text = up_and_stopped(tmp_path, state)
+    said = [ln for ln in text.splitlines() if ln.startswith("WARNING card-assistant:")]
+    assert len(said) == 1 and said[0].startswith("WARNING card-assistant: " + want.format(deck, deck)), text
+    assert "Traceback" not in text
+
+
+def test_a_full_deck_logs_nothing(tmp_path):
+    from assistant.box.deck import save_deck
+    from assistant.sim.simulator import sim_uid
+    from assistant.rules.cards import TWENTY_NINE_PACK
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    save_deck({sim_uid(c): c for c in TWENTY_NINE_PACK}, state / "deck.txt")
+    text = up_and_stopped(tmp_path, state)
+    assert not [ln for ln in text.splitlines() if ln.startswith("WARNING card-assistant:")], text

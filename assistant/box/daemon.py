@@ -229,13 +229,12 @@ def start_club(club, journal):
 
 
 def load_deck_or_warn(path):
-    from assistant.box.deck import DeckError, load_deck
-    try:
-        return load_deck(path), None
-    except FileNotFoundError:
-        return {}, "No deck enrolled: run card-assistant enroll"
-    except (DeckError, OSError) as e:
-        return {}, f"Deck unreadable: {e}"[:120]
+    """``(deck, alert)``: a deck problem is logged in one line, and shown when no card can be read."""
+    from assistant.box.deck import deck_for_play
+    deck, problem, screen = deck_for_play(path)
+    if problem:
+        log.warning("%s", problem)
+    return deck, screen
 
 
 def cannot_run(cfg):

@@ -72,6 +72,31 @@ def load_deck(path):
     return parse_deck(text, str(path))
 
 
+def deck_for_play(path):
+    """``(deck, problem, screen)`` for the box at its start: the deck at ``path`` ({} when it cannot
+    be used); ``problem``, one plain line for the log when the deck is missing, unusable, empty or
+    short of cards (how many it has and what fills it), else None; ``screen``, a short alert when
+    no card can be read at all, else None."""
+    enroll = f"`card-assistant enroll {path}`"
+    if not os.path.lexists(path):
+        return {}, (f"no deck at {path}: every card tap is refused as an unknown tag until {enroll} "
+                    f"enrols the pack"), "No deck enrolled: run card-assistant enroll"
+    try:
+        deck = load_deck(path)
+    except DeckError as e:
+        return {}, (f"deck {path} cannot be used ({e}): every card tap is refused as an unknown tag; "
+                    f"{enroll} writes a new one"), f"Deck unreadable: {e}"[:120]
+    short = missing(deck)
+    if not deck:
+        return deck, (f"deck {path} has 0 of the {len(TWENTY_NINE_PACK)} cards: every card tap is refused as "
+                      f"an unknown tag until {enroll} fills it"), "Deck empty: run card-assistant enroll"
+    if short:
+        names = f" ({' '.join(short)})" if len(short) <= 8 else ""
+        return deck, (f"deck {path} has {len(deck)} of the {len(TWENTY_NINE_PACK)} cards: the other "
+                      f"{len(short)}{names} are refused as unknown tags; {enroll} fills it"), None
+    return deck, None, None
+
+
 def format_deck(deck):
     lines = sorted(deck.items(), key=lambda item: item[1])
     return HEADER + "".join(f"{uid} {card_name(card)}\n" for uid, card in lines)
