@@ -32,10 +32,18 @@ def score_words(rec):
 
 
 def score_cell(rec):
-    """The score, or, for a match the journal kept no action of, those words (never 0–0)."""
+    """Each side and its score on a line of its own, the winner's in bold (short enough for a
+    phone); for a match the journal kept no action of, those words (never 0–0)."""
     if rec.note:
         return f'{escape(", ".join(rec.seats))}: <span class="warn">{escape(rec.note)}</span>'
-    return score_words(rec)
+    return "<br>".join(
+        f'<span class="nw{" won" if rec.winner_side == s else ""}">{escape(rec.side_name(s))} {rec.score[s]}</span>'
+        for s in (0, 1))
+
+
+def when_cell(t):
+    """The date and the time, each unbroken (a narrow column puts the time under the date)."""
+    return " ".join(f'<span class="nw">{part}</span>' for part in when(t).split(" "))
 
 
 def state_cell(rec):
@@ -133,10 +141,10 @@ def matches_page(records):
     rows = "".join(
         f'<tr><td><a href="/matches/{r.id}">{r.id}</a></td><td>{GAME_NAMES[r.game]}</td>'
         f'<td>{score_cell(r)}</td>'
-        f'<td>{escape(" and ".join(r.winner or ()))}</td><td>{state_cell(r)}</td><td>{when(r.started)}</td></tr>'
+        f'<td class="wide">{escape(" and ".join(r.winner or ()))}</td><td>{state_cell(r)}</td><td>{when_cell(r.started)}</td></tr>'
         for r in reversed(records))
     body = ("<h1>Matches</h1>" + (
-        '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Score</th><th>Winner</th>'
+        '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Score</th><th class="wide">Winner</th>'
         f"<th>State</th><th>Started</th></tr>{rows}</table></div>" if records else
         '<p class="quiet">No match in the journal yet.</p>'))
     return page("Matches", "/matches", body)
