@@ -27,6 +27,7 @@ journal locked by another program, is one line naming the path.
 'P1'
 """
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -34,12 +35,15 @@ import time
 from dataclasses import dataclass, field
 
 from assistant.box import journal_files as files
+from assistant.box import preflight
 from assistant.box.journal_files import JournalBusy, JournalError, JournalTooNew, JournalUnavailable  # noqa: F401
 from assistant.rules.match import Match
 from assistant.rules.shared import Refused
-from assistant.box.salvage import MAX_LINE, BadRow, check, check_line, check_match, check_schema, salvage, write_recovered
+from assistant.box.salvage import (MAX_LINE, BadRow, check, check_line, check_match, check_schema, salvage,
+                                   salvage_files, write_recovered)
 from assistant.rules.scenario import ScenarioError, format_action, parse_action
 
+log = logging.getLogger("card-assistant")
 SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -81,7 +85,9 @@ class Journal:
         self._aside = 0  # rows of the current match set aside
         self.outbox = None  # club night: makes the outbox rows of an action (assistant.club.public)
         self.lock = threading.Lock()  # the publisher's thread shares this connection
-        self.db = self._open_for_reading() if readonly else self._open()
+        self._record_said = False  # the count record's problem is logged once
+        self._look = preflight.Look(None)  # the files as they were before any connection
+        self.db = self._open_for_reading(check_files=True) if readonly else self._open()
         self.record = None
         if not self.readonly:
             self.record = files.CountRecord(self.path + ".count")
@@ -94,13 +100,18 @@ class Journal:
         if os.path.lexists(self.path) and not os.path.isfile(self.path):
             raise JournalUnavailable(f"{self.path}: the journal's name is taken by something that "
                                      "is not a file; move it away")
+        # before any connection: SQLite deletes a -wal beside an empty or missing file, drops the
+        # frames after a damaged stretch, and a writing connection folds its -wal in when it closes
+        self._look = look = preflight.inspect(self.path)
+        if look.wrong:
+            return self._recover(look.wrong, lambda: salvage_files(self.path, look))
         try:
             files.private_file(self.path)
         except OSError as e:
             if not os.path.exists(self.path):
                 raise JournalUnavailable(files.say(self.path, e, "cannot create the journal")) from None
         try:
-            db = self._connect()
+            db = self._connect(checked=self._check_read_only())
         except JournalTooNew:
             raise
         except (sqlite3.DatabaseError, BadRow) as e:
@@ -113,36 +124,72 @@ class Journal:
             if kind == "cantopen":
                 raise JournalUnavailable(f"{self.path}: the journal cannot be opened ({e}); "
                                          "it is left as it is") from None
-            return self._recover(e)
+            return self._recover(_hidden_safe_error(e), lambda: salvage(self.path))
         return db
 
-    def _connect(self):
+    def _too_new(self, stored):
+        if stored is not None and stored > SCHEMA_VERSION:
+            raise JournalTooNew(
+                f"the journal {os.path.basename(self.path)} was written by a newer card-assistant "
+                f"(journal schema {stored}, this version reads {SCHEMA_VERSION}): install that "
+                f"version again; the journal is kept as it is")
+
+    def _check_read_only(self):
+        """Check the journal through a read-only connection, before a writing one opens it: a
+        damaged journal is then set aside exactly as it was (a writing connection folds the -wal
+        into the file when it closes). True when checked; False leaves it to ``_connect``."""
+        if not os.path.getsize(self.path) and "-wal" not in self._look.had:
+            return False  # a new journal
+        try:
+            # with no -wal nobody writes: immutable, so no -wal or -shm is made beside it
+            still = "" if "-wal" in self._look.had else "&immutable=1"
+            db = sqlite3.connect(_read_only_uri(self.path) + still, uri=True, isolation_level=None)
+        except sqlite3.Error:
+            return False
+        try:
+            self._too_new(_stored_version(db))
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not {"meta", "matches", "actions"} <= tables:
+                return False  # an older or unfinished journal: the writing connection completes it
+            check(db)
+            return True
+        except (sqlite3.DatabaseError, BadRow) as e:
+            if _kind(e, self.path) == "damaged":
+                raise
+            return False  # busy, read-only, cannot open: said by the writing connection
+        finally:
+            db.close()
+
+    def _connect(self, checked=False):
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
-            stored = _stored_version(db)  # before any write: a newer journal is never touched
-            if stored is not None and stored > SCHEMA_VERSION:
-                raise JournalTooNew(
-                    f"the journal {os.path.basename(self.path)} was written by a newer card-assistant "
-                    f"(journal schema {stored}, this version reads {SCHEMA_VERSION}): install that "
-                    f"version again; the journal is kept as it is")
+            self._too_new(_stored_version(db))  # before any write: a newer journal is never touched
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(SCHEMA)
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            check(db)
+            if not checked:
+                check(db)
         except BaseException:
             db.close()
             raise
         return db
 
-    def _open_for_reading(self):
+    def _open_for_reading(self, check_files=False):
+        """A read-only connection. ``check_files`` (export, the web page): files that SQLite would
+        change even read-only (preflight.py) are one line saying the box must repair them."""
+        if check_files:
+            problem = preflight.needs_repair(self.path)
+            if problem:
+                raise JournalUnavailable(f"{self.path}: {problem}: the journal needs the box's repair "
+                                         "(made at its next start); nothing was read or changed")
         if not os.path.isfile(self.path):
             raise JournalUnavailable(f"{self.path}: no journal there")
         # with no -wal beside it nobody is writing: read it as immutable, so not even a -shm is made
         # (one made by root through sudo would lock the service out); with one, share its -shm
         still = "" if os.path.exists(self.path + "-wal") else "&immutable=1"
         try:
-            db = sqlite3.connect(f"file:{self.path}?mode=ro{still}", uri=True, isolation_level=None,
+            db = sqlite3.connect(_read_only_uri(self.path) + still, uri=True, isolation_level=None,
                                  check_same_thread=False)
             db.execute("PRAGMA query_only=ON")
             stored = _stored_version(db)
@@ -166,27 +213,31 @@ class Journal:
         self.problems.append(f"the journal {self.path} is {what} ({e}): new actions cannot be saved")
         return db
 
-    def _recover(self, error):
-        """Set the damaged file aside (with its -wal/-shm), keep every action that can still be
-        read, and go on from a new journal holding them."""
-        reason = _hidden_safe_error(error)
-        found = salvage(self.path)
+    def _recover(self, reason, read, aside=None):
+        """Set the damaged file aside (with its -wal/-shm, as they were before any connection),
+        keep every action that can still be read (``read()``: the Salvaged rows), and go on from a
+        new journal holding them."""
+        look = self._look
         try:
+            found = read()
             aside = files.replace_with_recovered(
-                self.path, lambda tmp: write_recovered(tmp, found, SCHEMA, SCHEMA_VERSION))
+                self.path, lambda tmp: write_recovered(tmp, found, SCHEMA, SCHEMA_VERSION),
+                had=look.had, shm=look.shm, aside=aside)
             db = self._connect()
         except (OSError, sqlite3.Error, BadRow) as e:
             raise JournalUnavailable(files.say(self.path, e, "the journal is damaged and a repaired copy "
                                                             "cannot be written")) from None
         self.recovered = found
         kept, aside_n = (db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("actions", "set_aside"))
+        where = (f"damaged file kept as {os.path.basename(aside)}" if "" in look.had
+                 else f"its -wal kept as {os.path.basename(aside)}-wal")
         saved = files.CountRecord(self.path + ".count").read()
         lost = max(saved[2] - kept - aside_n, 0) if saved is not None else None
         lost_words = f", {lost} lost" if lost is not None else ""
         left = f"; {found.unreadable} unreadable row(s) left out" if found.unreadable else ""
         self.problems.append(f"Journal damaged: {kept} action(s) recovered{lost_words}, {aside_n} set aside "
                              f"(readable but not replayed: an earlier action or their match is missing); "
-                             f"damaged file kept as {os.path.basename(aside)} (in {os.path.dirname(aside)}; "
+                             f"{where} (in {os.path.dirname(aside)}; "
                              f"{reason}{left})")
         # the screen's alert has room for four short lines: the numbers; where the file is: the log
         lost_short = f", lost {lost}" if lost is not None else ""
@@ -203,6 +254,9 @@ class Journal:
     def _judge_losses(self):
         """Compare the journal with its count record; say what the storage lost; record anew."""
         saved = self.record.read()
+        if saved is None and os.path.lexists(self.record.path):
+            self._record_problem("holds no readable record" if os.path.isfile(self.record.path)
+                                 else "is not a file")
         latest = self.db.execute("SELECT max(id) FROM matches").fetchone()[0] or 0
         if saved is not None:
             match, count, total = saved
@@ -229,8 +283,16 @@ class Journal:
     def _note(self, match_id, count):
         try:
             self.record.write(match_id, count, self._total)
-        except OSError:
-            pass  # the journal itself is what counts; without a record a loss is not detected
+        except OSError as e:  # the journal itself is what counts; without a record a loss is not detected
+            self._record_problem(files.say(self.record.path, e, "cannot be written").split(": ", 1)[1])
+
+    def _record_problem(self, what):
+        """Once per start, in the log: the count record cannot be used (the box plays on)."""
+        if not self._record_said:
+            self._record_said = True
+            log.warning("the count record %s %s: the box cannot tell whether the storage lost saved "
+                        "actions until it is a record again (it is written after each action)",
+                        self.record.path, what)
 
     # --- writing
     def _write(self, sql, args, also=None, outbox=()):
@@ -363,8 +425,14 @@ class Journal:
         except (sqlite3.DatabaseError, BadRow) as e:
             if self.readonly or _kind(e, self.path) != "damaged":
                 raise JournalError(_plain(e, self.path)) from None
+            try:  # the files as they are now, before closing folds the -wal into the file
+                aside = files.set_aside_copy(self.path)
+            except OSError as err:
+                raise JournalError(files.say(self.path, err, "the journal is damaged and cannot be "
+                                                             "copied aside")) from None
             self.db.close()
-            self.db = self._recover(e)
+            self._look = preflight.Look(None, had=("", "-wal", "-shm"))
+            self.db = self._recover(_hidden_safe_error(e), lambda: salvage(self.path), aside)
             return self._resume(match_id)
 
     def _resume(self, match_id):
@@ -438,6 +506,11 @@ def _hidden_safe_error(e):
         return str(e)
     text = str(e)
     return text[:80] if text.isprintable() else "unreadable"
+
+
+def _read_only_uri(path):
+    from urllib.parse import quote
+    return f"file:{quote(path)}?mode=ro"
 
 
 def _stored_version(db):

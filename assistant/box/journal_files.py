@@ -68,35 +68,91 @@ def private_file(path):
 
 
 def finish_recovery(path):
-    """A power cut between setting a damaged journal aside and putting the repaired one in its
-    place leaves the repaired one under its temporary name: put it in place now."""
+    """A power cut between writing the repaired journal and putting it in place leaves it under
+    its temporary name (``.recovered``, made only once it is whole and synced): put it in place
+    now. Whatever of the damaged files is still under the journal's name is set aside first
+    (never deleted: it may be the only copy)."""
     ready = path + AFTER_RECOVERY
-    if os.path.exists(ready) and not os.path.exists(path):
+    if os.path.exists(ready):
+        if any(os.path.lexists(path + s) for s in ("", "-wal", "-shm")):
+            _move_aside(path)
         os.replace(ready, path)
         _sync_dir(path)
 
 
-def replace_with_recovered(path, write):
-    """Write a repaired journal with ``write(tmp)``, set the damaged one (and its -wal/-shm)
-    aside under a dated name, put the repaired one in its place. The name set aside."""
-    tmp = path + ".recovering"
-    for name in (tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"):
-        if os.path.exists(name):
+def remove_files(path):
+    """Remove a database file and the files SQLite keeps beside it."""
+    for name in (path, path + "-journal", path + "-wal", path + "-shm"):
+        if os.path.lexists(name):
             os.remove(name)
+
+
+def _aside_name(path):
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside, n = f"{path}.damaged-{stamp}", 1
+    while any(os.path.lexists(aside + s) for s in ("", "-wal", "-shm")):
+        n += 1
+        aside = f"{path}.damaged-{stamp}-{n}"
+    return aside
+
+
+def _move_aside(path, had=("", "-wal", "-shm"), shm=None):
+    """Rename the journal's files to a dated name, the -wal first (never left beside another
+    file); those not in ``had`` (made by a connection since) are removed; ``shm``: the -shm's
+    bytes as they were before any connection, kept instead of what is there now."""
+    aside = _aside_name(path)
+    for suffix in ("-wal", "-shm", ""):
+        name = path + suffix
+        if suffix == "-shm" and shm is not None:
+            _write_private(aside + suffix, shm)
+            if os.path.lexists(name):
+                os.remove(name)
+        elif suffix in had and os.path.lexists(name):
+            os.replace(name, aside + suffix)
+        elif suffix and os.path.lexists(name):
+            os.remove(name)
+    return aside
+
+
+def set_aside_copy(path):
+    """Copy the journal's files, byte for byte, to a dated name before a connection that is
+    open on them closes (closing folds the -wal into the file and deletes it)."""
+    import shutil
+    aside = _aside_name(path)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.isfile(path + suffix):
+            fd = os.open(aside + suffix, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with open(path + suffix, "rb") as src, open(fd, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+                dst.flush()
+                os.fsync(dst.fileno())
+    _sync_dir(path)
+    return aside
+
+
+def _write_private(name, data):
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "wb") as f:
+        f.write(data)
+
+
+def replace_with_recovered(path, write, had=("", "-wal", "-shm"), shm=None, aside=None):
+    """Write a repaired journal with ``write(tmp)``, set the damaged one (and its -wal/-shm)
+    aside under a dated name, put the repaired one in its place. The name set aside.
+    ``had``/``shm``: what was there before any connection (see ``_move_aside``); ``aside``: the
+    files were already copied there (``set_aside_copy``), so what is left is replaced."""
+    tmp = path + ".recovering"
+    remove_files(tmp)
     private_file(tmp)
     write(tmp)
     _fsync(tmp)
     os.replace(tmp, path + AFTER_RECOVERY)
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    aside, n = f"{path}.damaged-{stamp}", 1
-    while os.path.lexists(aside):
-        n += 1
-        aside = f"{path}.damaged-{stamp}-{n}"
-    for suffix in ("-wal", "-shm"):  # its write-ahead log goes with it, never to the new file
-        if os.path.exists(path + suffix):
-            os.replace(path + suffix, aside + suffix)
-    if os.path.exists(path):
-        os.replace(path, aside)
+    if aside is None:
+        aside = _move_aside(path, had, shm)
+    else:
+        for suffix in ("-wal", "-shm"):  # never left beside the repaired file
+            if os.path.lexists(path + suffix):
+                os.remove(path + suffix)
     os.replace(path + AFTER_RECOVERY, path)
     _sync_dir(path)
     return aside

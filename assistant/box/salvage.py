@@ -165,16 +165,17 @@ class Salvaged:
     set_aside: list = field(default_factory=list)  # (match, seq, line, reason), kept for a person
     unreadable: int = 0  # rows that were there but held values the journal never writes
     holes: int = 0  # stretches of pages that could not be read at all
+    wal_frames: int = 0  # frames of a damaged -wal read past the damaged stretch
 
     @property
     def count(self):
         return sum(len(a) for a in self.actions.values())
 
 
-def salvage(path):
+def salvage(path, every_page=False, page_size=None):
     """Read what is left of the journal at ``path`` (read-only: the file is not changed): through
-    SQLite row by row, then, where SQLite could not walk a table whole, from the pages themselves
-    (pagescan) for the rows it could not reach."""
+    SQLite row by row, then, where SQLite could not walk a table whole (or always, with
+    ``every_page``), from the pages themselves (pagescan) for the rows it could not reach."""
     out = Salvaged()
     found = {"matches": [], "actions": [], "set_aside": []}
     try:
@@ -192,10 +193,10 @@ def salvage(path):
             db.close()
     except sqlite3.Error:
         out.holes += 1
-    if out.holes:
+    if out.holes or every_page:
         from assistant.box.pagescan import scan
         try:
-            matches, actions = scan(path)
+            matches, actions = scan(path, page_size)
         except OSError:
             matches, actions = [], []
         known = {row[0] for row in found["matches"]}
@@ -205,6 +206,33 @@ def salvage(path):
     for table in ("matches", "actions", "set_aside"):
         getattr(_Sorter, table)(out, found[table])
     return out
+
+
+def salvage_files(path, look):
+    """What can be read from journal files that SQLite must not open as they are (preflight.py):
+    the file's pages with the -wal's latest readable version of each page laid over them, written
+    to a scratch copy that SQLite and pagescan read; the files themselves are only read."""
+    from assistant.box.journal_files import private_file, remove_files
+    scratch = path + ".salvaging"
+    remove_files(scratch)
+    private_file(scratch)
+    try:
+        wal = look.wal
+        size = wal.page_size if wal is not None else None
+        with open(scratch, "r+b") as out:
+            if "" in look.had:
+                with open(path, "rb") as main:
+                    while block := main.read(1 << 20):
+                        out.write(block)
+            for page, data in (wal.pages(look.wal_data) if wal is not None else {}).items():
+                out.seek((page - 1) * size)
+                out.write(data)
+        found = salvage(scratch, every_page=True, page_size=size)
+        if wal is not None and wal.damaged:
+            found.wal_frames = len(wal.after)
+        return found
+    finally:
+        remove_files(scratch)
 
 
 class _Sorter:

@@ -19,6 +19,7 @@ class History:
         self._still = None  # the file's signature while opened as immutable
         self._cache = {}  # id -> (rows, latest, MatchRecord)
         self.latest = (None, 0)  # the latest match and its rows, as the last records() found them
+        self.problem = None  # why the journal cannot be read (one line), e.g. it needs the box's repair
 
     def _signature(self):
         try:
@@ -34,7 +35,12 @@ class History:
             self.close()
         if self._journal is None:
             sig = self._signature()
-            self._journal = Journal(self.path, readonly=True)  # JournalError when there is none yet
+            try:  # JournalError when there is none yet, or the box must repair it (nothing touched)
+                self._journal = Journal(self.path, readonly=True)
+            except JournalError as e:
+                self.problem = str(e)
+                raise
+            self.problem = None
             self._still = sig if sig is not None and not sig[3] else None
         return self._journal.db
 

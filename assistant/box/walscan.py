@@ -1,0 +1,104 @@
+"""Reading a journal's ``-wal`` frame by frame, without SQLite (file format, section 4: the WAL).
+
+After a power cut almost every recent action is only in the ``-wal``. SQLite reads its frames
+from the start and stops at the first one whose checksum or salts are wrong: a damaged stretch in
+the middle (a bad sector, junk written over it) silently drops every frame after it, and SQLite
+then overwrites them. This module reads the file as bytes: a 32-byte header (magic, page size,
+salts, its checksum), then frames of a 24-byte header (page number, the database size in pages
+for a commit frame, the header's salts, a checksum) and one page each. A frame belongs to the
+current generation when its salts are the header's; its checksum is seeded by the previous
+frame's stored checksum, so a frame after a damaged stretch can be checked on its own.
+
+``read(path)`` says which frames SQLite uses (``used``: its valid prefix up to the last commit)
+and which committed frames after a damaged stretch can still be read (``after``); ``pages``
+gives the latest readable version of every page, as SQLite would have had it. Nothing here
+writes: the rows on those pages are decoded by pagescan and checked by salvage before use.
+"""
+import struct
+from collections import Counter
+from dataclasses import dataclass, field
+
+HEADER, FRAME_HEADER = 32, 24
+MAGIC = (0x377F0682, 0x377F0683)  # checksums of little-endian words, of big-endian words
+
+
+@dataclass
+class Wal:
+    page_size: int
+    frames: list = field(default_factory=list)  # (index, page, commit size, offset, readable)
+    used: int = 0  # frames SQLite reads: its valid prefix up to the last commit frame
+    after: list = field(default_factory=list)  # indexes of readable committed frames past ``used``
+    header_ok: bool = True
+
+    @property
+    def damaged(self):
+        """Committed frames SQLite would drop (and the box can still read)."""
+        return bool(self.after)
+
+    def pages(self, data):
+        """{page number: bytes}: the latest readable version of each page in the -wal."""
+        out = {}
+        for i, page, _, at, _ in self.frames[:self.used]:
+            out[page] = data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size]
+        for i in self.after:
+            _, page, _, at, _ = self.frames[i]
+            out[page] = data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size]
+        return out
+
+
+def checksum(data, start, end, s0, s1, big):
+    """SQLite's WAL checksum of ``data[start:end]`` (a multiple of 8 bytes) seeded with s0, s1."""
+    words = struct.unpack_from((">" if big else "<") + f"{(end - start) // 4}I", data, start)
+    it = iter(words)
+    for a in it:
+        s0 = (s0 + a + s1) & 0xFFFFFFFF
+        s1 = (s1 + next(it) + s0) & 0xFFFFFFFF
+    return s0, s1
+
+
+def _page_size(value):
+    return value if 512 <= value <= 65536 and value & (value - 1) == 0 else None
+
+
+def read(data, main_page_size=None):
+    """The frames of the -wal whose bytes are ``data``; None when it holds no frame at all."""
+    if len(data) < HEADER + FRAME_HEADER:
+        return None
+    magic, version, size, _, salt1, salt2, c0, c1 = struct.unpack_from(">8I", data, 0)
+    big = magic == MAGIC[1]
+    header_ok = magic in MAGIC and _page_size(size) is not None \
+        and checksum(data, 0, 24, 0, 0, big) == (c0, c1)
+    if not header_ok:  # SQLite ignores such a -wal whole; its frames may still be read
+        size = _page_size(size) or main_page_size or 4096
+        big = magic == MAGIC[1]
+    wal = Wal(size, header_ok=header_ok)
+    step = FRAME_HEADER + size
+    count = (len(data) - HEADER) // step
+    heads = [struct.unpack_from(">6I", data, HEADER + i * step) for i in range(count)]
+    if header_ok:
+        salts = (salt1, salt2)
+    else:  # the salts most frame headers share are the generation's
+        common = Counter((h[2], h[3]) for h in heads if h[0]).most_common(1)
+        if not common or common[0][1] < 2:
+            return wal
+        salts = common[0][0]
+    seed, ours_before, chain = ((c0, c1) if header_ok else None), header_ok, header_ok
+    for i, (page, commit, s1, s2, k0, k1) in enumerate(heads):
+        at = HEADER + i * step
+        ours = (s1, s2) == salts and page >= 1
+        readable = False
+        if ours:
+            if seed is not None and ours_before:  # checked from the previous frame's checksum
+                first = checksum(data, at, at + 8, *seed, big)
+                readable = checksum(data, at + FRAME_HEADER, at + step, *first, big) == (k0, k1)
+            else:  # the header before it is damaged: nothing to check it from; its rows are checked
+                readable = True
+        chain = chain and ours and readable
+        if chain and commit:
+            wal.used = i + 1
+        wal.frames.append((i, page, commit, at, readable))
+        seed, ours_before = (k0, k1), ours
+    last_commit = max((f[0] for f in wal.frames[wal.used:] if f[4] and f[2]), default=None)
+    if last_commit is not None:
+        wal.after = [f[0] for f in wal.frames[wal.used:last_commit + 1] if f[4]]
+    return wal
