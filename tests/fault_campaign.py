@@ -114,7 +114,8 @@ def judge(state, before):
     "Still readable" is judged apart from the box's own way of reading: every cell of every
     intact table-leaf page of the damaged file, decoded (pagescan) before the box starts."""
     from assistant.box.pagescan import scan
-    readable = {row for row in scan(state / "journal.sqlite3")[1] if row in set(before)}
+    main = state / "journal.sqlite3"
+    readable = {row for row in scan(main)[1] if row in set(before)} if main.exists() else set()
     try:
         said, kept, _, latest = start_box(state)
     except Exception:
@@ -177,7 +178,8 @@ def bad_value(sql):
 
 
 def wal_fault(kind):
-    """A power cut with the last 20 actions only in the -wal, then the -wal lost, torn or junk."""
+    """A power cut with the last 20 actions only in the -wal, then the -wal lost, torn or junk, or
+    the journal file emptied or removed beside it (SQLite deletes such a -wal when it opens)."""
     def make(state):
         src = state.parent / (state.name + "-writer")
         src.mkdir(parents=True)
@@ -203,6 +205,10 @@ def wal_fault(kind):
             wal = wal[:at] + bytes(random.Random(3).getrandbits(8) for _ in range(512)) + wal[at + 512:]
         if kind != "deleted":
             open(str(state / "journal.sqlite3") + "-wal", "wb").write(wal)
+        if kind == "file emptied":
+            os.truncate(state / "journal.sqlite3", 0)
+        elif kind == "file removed":
+            os.remove(state / "journal.sqlite3")
         return before
     return make
 
@@ -332,6 +338,7 @@ def trials():
             for k in range(1, base_pages())]
     out += [("bad row value", name, bad_value(sql)) for name, sql in BAD_VALUES.items()]
     out += [(f"-wal {kind}", kind, wal_fault(kind)) for kind in ("deleted", "torn", "junk")]
+    out += [(f"journal {kind} beside its -wal", kind, wal_fault(kind)) for kind in ("file emptied", "file removed")]
     out += [("read-only journal and folder", "real card-assistant run", own(read_only)),
             ("reader reboot, HELLO lost", "counter below 64", own(lost_hello)),
             ("flood of taps", "400 taps at once", own(flood))]

@@ -1,10 +1,10 @@
 """The fault campaign (issue 10, item 7), one test per trial: page overwrites at random offsets,
-truncation at every page boundary, bad row values, the -wal deleted, torn or junk, read-only
-journal and folder (the real `card-assistant run`), a reader reboot whose HELLO is lost, and a
-flood of taps. Each starts the simulated box (the daemon's run_box) on the damaged state and
-checks: it starts, it says what happened whenever anything saved is missing or moved, and it goes
-on from exactly the start of what was saved. The numbers for the README's reliability section
-come from `python3 tests/fault_campaign.py`."""
+truncation at every page boundary, bad row values, the -wal deleted, torn or junk, the journal
+file emptied or removed beside its -wal, read-only journal and folder (the real `card-assistant
+run`), a reader reboot whose HELLO is lost, and a flood of taps. Each starts the simulated box
+(the daemon's run_box) on the damaged state and checks: it starts, it says what happened whenever
+anything saved is missing or moved, and it goes on from exactly the start of what was saved. The
+numbers for the README's reliability section come from `python3 tests/fault_campaign.py`."""
 import os
 import shutil
 

@@ -53,8 +53,10 @@ def inspect(path, deep=True):
     committed frames after a damaged stretch."""
     had = tuple(s for s in ("", "-wal", "-shm") if os.path.isfile(path + s))
     size = os.path.getsize(path) if "" in had else 0
-    head = _read(path, 100) or b"" if size else b""
-    wal_data = _read(path + "-wal") or b"" if "-wal" in had else b""
+    head = _read(path, 100) if size else b""
+    wal_data = _read(path + "-wal") if "-wal" in had else b""
+    if head is None or wal_data is None:  # not readable (permissions): SQLite says why, as before
+        return Look(None, had)
     shm = _read(path + "-shm", SHM_MAX) if "-shm" in had and wal_data else None
     wal = walscan.read(wal_data, page_size(head)) if wal_data else None
     look = Look(None, had, shm, wal)
@@ -80,13 +82,35 @@ def _cut_short(head, size):
     return want if counter == valid_for and want > size else 0
 
 
+_SAID = {}  # path -> (the files' signature, the answer): a reader asking again (the web page's
+# every request while the box is away) reads the -wal again only when a file changed
+
+
+def _signature(path):
+    out = []
+    for suffix in ("", "-wal"):
+        try:
+            st = os.stat(path + suffix)
+            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
 def needs_repair(path):
     """For a reader: why the journal must not be opened by SQLite until the box repairs it, or
     None. A damaged -wal is looked at twice (the box may be restarting its -wal as it is read)."""
+    sig = _signature(path)
+    if sig == (None, None):
+        return None
+    if _SAID.get(path, (None,))[0] == sig:
+        return _SAID[path][1]
     look = inspect(path, deep=False)
+    answer = look.wrong
     if look.wrong and look.wal is not None and look.wal.damaged and os.path.isfile(path):
         time.sleep(0.05)
         again = inspect(path, deep=False)
         if not (again.wrong and again.wal is not None and again.wal.after == look.wal.after):
-            return None
-    return look.wrong
+            answer = None
+    _SAID[path] = (sig, answer)
+    return answer
