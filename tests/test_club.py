@@ -462,6 +462,8 @@ def test_club_in_a_box_with_chaos(tmp_path):
     assert figures["lost"] == 0 and figures["doubled"] == 0 and figures["mismatched"] == 0
     assert lines[-1].startswith("club: 3 tables, 1 matches each, events published ")
     assert ", lost 0, doubled 0; publish -> board p50 " in lines[-1]
+    # the board ran as its service does: its password in a private file, not on its command line
+    assert (tmp_path / "board-password").stat().st_mode & 0o777 == 0o600
 
 
 def test_the_club_page_shows_every_table_and_the_standings(tmp_path):

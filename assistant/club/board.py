@@ -1,6 +1,6 @@
 """`card-assistant board`: the club's results board.
 
-    card-assistant board --broker mqtt://board:PASSWORD@HOST:1883 --db board.sqlite3 [--port 8029]
+    card-assistant board --broker mqtt://board@HOST:1883 --password-file FILE --db board.sqlite3 [--port 8030]
 
 It subscribes to the club's topics (a persistent session, QoS 1), stores every event
 once in its own SQLite file (``id = [table, match, n]`` is the key: a message sent
@@ -301,7 +301,9 @@ def main(argv):
     import signal
     from assistant.cli import argument_parser
     p = argument_parser("card-assistant board", description="The club's live results board.")
-    p.add_argument("--broker", required=True, help="mqtt://board:PASSWORD@HOST:1883 (or mqtts://)")
+    p.add_argument("--broker", required=True,
+                   help="mqtt://board@HOST:1883 (or mqtts://), with --password-file; a password in the URL "
+                        "(mqtt://board:PASSWORD@HOST) is on the command line, which every user can read")
     p.add_argument("--db", required=True, help="the board's own SQLite file (made if missing)")
     p.add_argument("--port", type=int, default=8030, help="the page's port (default 8030; a box's own page is on 8029)")
     p.add_argument("--host", default="0.0.0.0", help="the address the page listens on")

@@ -81,8 +81,16 @@ class SimTable(threading.Thread):
 
 
 def board_process(folder, broker, port, club):
+    """The board as the club's service runs it: its password in a file of its own (0600), never
+    on its command line, which every user of the machine can read."""
+    secret = Path(folder) / "board-password"
+    if not secret.exists():
+        fd = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(broker.passwords["board"] + "\n")
     log = open(Path(folder) / "board.log", "ab")
-    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "board", "--broker", broker.url("board"),
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "board", "--broker",
+                             f"mqtt://board@127.0.0.1:{broker.port}", "--password-file", str(secret),
                              "--db", str(Path(folder) / "board.sqlite3"), "--port", str(port),
                              "--host", "127.0.0.1", "--club", club],
                             stdout=log, stderr=log, start_new_session=True)
