@@ -275,3 +275,51 @@ def test_fault_4_a_count_record_that_cannot_be_used_is_one_log_line(tmp_path, ca
     assert "cannot tell" in said[0]
     if fault != "a folder":
         assert CountRecord(str(record)).read() == (2, 3, 8)  # written anew: detection is on again
+
+
+def test_a_power_cut_during_a_checkpoint_is_not_damage(tmp_path):
+    """Fault 3's check does not cry wolf: a file shorter than its header says while the -wal holds
+    every page past its end (a checkpoint cut after it wrote page 1) is opened as it is."""
+    from assistant.box.walscan import read
+    src = tmp_path / "writer" / "journal.sqlite3"
+    src.parent.mkdir()
+    _, box = fill(src, (("towers-random.scn", 20),), close=False)  # nothing checkpointed yet
+    state = tmp_path / "state"
+    state.mkdir()
+    path = state / "journal.sqlite3"
+    for suffix in ("", "-wal", ".count"):
+        shutil.copyfile(str(src) + suffix, str(path) + suffix)
+    want = lines(src)
+    box.close()
+    data = Path(str(path) + "-wal").read_bytes()
+    wal = read(data)
+    page1 = wal.pages(data)[1]
+    assert int.from_bytes(page1[28:32], "big") * 4096 > os.path.getsize(path)
+    overwrite(path, 0, page1)  # the checkpoint's first write, then the power cut
+    j = Journal(str(path))
+    r = j.resume()
+    j.close()
+    assert r.problems == [] and aside_files(state) == []
+    assert lines(path) == want
+
+
+def test_a_power_cut_while_the_damaged_files_are_set_aside_loses_nothing(tmp_path):
+    """The repaired journal written (``.recovered``), the -wal already set aside, the damaged file
+    still under the journal's name: the next start used that file alone (match 2 was only in the
+    -wal) and ignored the repaired journal. Now the repaired one is put in place and the file set
+    aside too; no byte is deleted."""
+    path, want = power_cut_wal(tmp_path)
+    junk(path)
+    before = {n: h for n, h in digests(path.parent).items() if n in ("journal.sqlite3", "journal.sqlite3-wal")}
+    from assistant.box.preflight import inspect
+    from assistant.box.salvage import salvage_files, write_recovered
+    from assistant.box.journal import SCHEMA, SCHEMA_VERSION
+    found = salvage_files(str(path), inspect(str(path)))
+    write_recovered(str(path) + ".recovered", found, SCHEMA, SCHEMA_VERSION)
+    os.replace(str(path) + "-wal", str(path) + ".damaged-20260101T000000Z-wal")  # then the power cut
+    j = Journal(str(path))
+    j.resume()
+    j.close()
+    assert lines(path) == want
+    kept = sorted(h for n, h in digests(path.parent).items() if ".damaged-" in n)
+    assert kept == sorted(before.values())

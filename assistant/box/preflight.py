@@ -65,7 +65,7 @@ def inspect(path, deep=True):
         look.wrong = f"the journal file is {what} but its -wal holds {len(wal_data)} bytes"
     elif deep and size and page_size(head) is None:
         look.wrong = "the journal file's header is not a database header"
-    elif deep and size and _cut_short(head, size):
+    elif deep and size and _cut_short(head, size, wal):
         look.wrong = f"the journal file is cut short ({size} bytes, its header says {_cut_short(head, size)})"
     elif wal is not None and wal.damaged:
         look.wrong = (f"its -wal is damaged: {len(wal.after)} saved page(s) after a damaged stretch, "
@@ -75,11 +75,19 @@ def inspect(path, deep=True):
     return look
 
 
-def _cut_short(head, size):
-    """The size the header records when the file is shorter than that (0 otherwise)."""
+def _cut_short(head, size, wal=None):
+    """The size the header records when the file is shorter than that (0 otherwise). Pages past
+    the end that the -wal holds are not missing: a power cut during a checkpoint leaves that."""
     counter, pages, valid_for = head[24:28], int.from_bytes(head[28:32], "big"), head[92:96]
-    want = pages * page_size(head)
-    return want if counter == valid_for and want > size else 0
+    ps = page_size(head)
+    want = pages * ps
+    if counter != valid_for or want <= size:
+        return 0
+    if wal is not None and wal.page_size == ps:
+        held = {f[1] for f in wal.frames[:wal.used]}
+        if all(p in held for p in range(size // ps + 1, pages + 1)):
+            return 0
+    return want
 
 
 _SAID = {}  # path -> (the files' signature, the answer): a reader asking again (the web page's
