@@ -156,7 +156,7 @@ def preflight(tmp):
         if frames:  # a power cut: the writer's -wal, copied while it is open
             db = sqlite3.connect(path, isolation_level=None)
             db.execute("PRAGMA wal_autocheckpoint=0")
-            while os.path.getsize(str(path) + "-wal") < 32 + frames * (24 + 4096):
+            while not os.path.exists(str(path) + "-wal") or os.path.getsize(str(path) + "-wal") < 32 + frames * (24 + 4096):
                 db.execute("UPDATE meta SET value=value WHERE key='schema'")
                 db.execute("INSERT INTO meta VALUES ('pad', randomblob(3000)) "
                            "ON CONFLICT(key) DO UPDATE SET value=randomblob(3000)")

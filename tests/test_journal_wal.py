@@ -122,7 +122,7 @@ def test_fault_1_an_empty_or_missing_file_beside_its_wal_is_recovered_by_the_box
 def test_fault_1_export_and_the_web_page_leave_every_byte_and_say_the_box_must_repair(tmp_path, how):
     """Fault 1, readers: `card-assistant export` and the web page opened SQLite on the empty file,
     which deleted the -wal. Now one line says the box must repair the journal; no byte changes."""
-    from assistant.web.history import History
+    from assistant.web.server import Site
     state = tmp_path / "S3"
     path = sim_killed(state)
     empty_the_file(path, how)
@@ -133,10 +133,9 @@ def test_fault_1_export_and_the_web_page_leave_every_byte_and_say_the_box_must_r
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "needs the box's repair" in proc.stderr, proc.stderr
     assert digests(state) == before
-    history = History(str(state))
-    assert history.records() == []
-    assert "needs the box's repair" in history.problem
-    history.close()
+    site = Site(str(state), runtime=str(tmp_path / "run"))  # the web page's Now
+    assert "needs the box's repair" in site.now()["message"] and site.records() == []
+    site.history.close()
     assert digests(state) == before
     j = Journal(str(path))  # and the box still recovers every action afterwards
     assert len(j.resume().match.actions) == 7
@@ -192,7 +191,7 @@ def test_fault_2_frames_after_a_damaged_stretch_of_the_wal_are_read(tmp_path):
 def test_fault_2_export_and_the_web_page_leave_a_damaged_wal_as_it_is(tmp_path):
     """Fault 2, readers: a read-only connection would show only what precedes the damage, as if it
     were the whole journal. Now they say the box must repair it, and change no byte."""
-    from assistant.web.history import History
+    from assistant.web.server import Site
     path, _ = power_cut_wal(tmp_path)
     junk(path)
     before = digests(path.parent)
@@ -200,9 +199,9 @@ def test_fault_2_export_and_the_web_page_leave_a_damaged_wal_as_it_is(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD, stdin=subprocess.DEVNULL)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "its -wal is damaged" in proc.stderr, proc.stderr
-    history = History(str(path.parent))
-    assert history.records() == [] and "needs the box's repair" in history.problem
-    history.close()
+    site = Site(str(path.parent), runtime=str(tmp_path / "run"))
+    assert "needs the box's repair" in site.now()["message"] and site.records() == []
+    site.history.close()
     assert digests(path.parent) == before
 
 

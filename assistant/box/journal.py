@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 
 from assistant.box import journal_files as files
 from assistant.box import preflight
-from assistant.box.journal_files import JournalBusy, JournalError, JournalTooNew, JournalUnavailable  # noqa: F401
+from assistant.box.journal_files import (JournalBusy, JournalError, JournalNeedsRepair,  # noqa: F401
+                                         JournalTooNew, JournalUnavailable)
 from assistant.rules.match import Match
 from assistant.rules.shared import Refused
 from assistant.box.salvage import (MAX_LINE, BadRow, check, check_line, check_match, check_schema, salvage,
@@ -181,7 +182,7 @@ class Journal:
         if check_files:
             problem = preflight.needs_repair(self.path)
             if problem:
-                raise JournalUnavailable(f"{self.path}: {problem}: the journal needs the box's repair "
+                raise JournalNeedsRepair(f"{self.path}: {problem}: the journal needs the box's repair "
                                          "(made at its next start); nothing was read or changed")
         if not os.path.isfile(self.path):
             raise JournalUnavailable(f"{self.path}: no journal there")

@@ -27,6 +27,11 @@ class JournalUnavailable(JournalError):
     """The state directory or the journal cannot be used at all; one line naming the path."""
 
 
+class JournalNeedsRepair(JournalUnavailable):
+    """A reader (export, the web page) met files that SQLite would change or misread even
+    read-only (preflight.py): it opened nothing; the box repairs them at its next start."""
+
+
 AFTER_RECOVERY = ".recovered"  # the repaired journal, ready, until it takes the journal's name
 
 

@@ -8,7 +8,7 @@ a lock that stops the daemon.
 import json
 import os
 
-from assistant.box.journal import Journal, JournalError
+from assistant.box.journal import Journal, JournalError, JournalNeedsRepair
 from assistant.box.stats import IN_PLAY, replay_match
 
 
@@ -19,7 +19,7 @@ class History:
         self._still = None  # the file's signature while opened as immutable
         self._cache = {}  # id -> (rows, latest, MatchRecord)
         self.latest = (None, 0)  # the latest match and its rows, as the last records() found them
-        self.problem = None  # why the journal cannot be read (one line), e.g. it needs the box's repair
+        self.problem = None  # one line for the page while the journal needs the box's repair
 
     def _signature(self):
         try:
@@ -37,8 +37,9 @@ class History:
             sig = self._signature()
             try:  # JournalError when there is none yet, or the box must repair it (nothing touched)
                 self._journal = Journal(self.path, readonly=True)
-            except JournalError as e:
-                self.problem = str(e)
+            except JournalNeedsRepair:
+                self.problem = ("The journal needs the box's repair (made at its next start): "
+                                "nothing was read.")
                 raise
             self.problem = None
             self._still = sig if sig is not None and not sig[3] else None

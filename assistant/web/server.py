@@ -72,7 +72,7 @@ class Site:
                         "source": "box", "view": shown[0]["view"], "message": ""}
             if rec is None:
                 return {"id": None, "version": "none", "state": None, "source": None, "view": None,
-                        "message": "No match in the journal yet."}
+                        "message": self.history.problem or "No match in the journal yet."}
             version = f"{rec.id}:{rec.actions}:{len(rec.hands)}:{rec.state}"
             if self._now[0] == version:
                 return self._now[1]
