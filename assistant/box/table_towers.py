@@ -6,11 +6,13 @@ One of the two per-game modules behind :mod:`assistant.box.table_view` (the othe
 """
 from assistant.rules.cards import SUIT_SYMBOLS
 from assistant.rules.game import Penalty
-from assistant.rules.scenario import GAMES, Action
+from assistant.rules.match import engine_class
+from assistant.rules.scenario import Action
 from assistant.box.words import choice_line, failed_words, flip_fields, open_claims
 
-GAME, TITLE = "towers", "Towers"
-SEATS = GAMES[GAME]
+GAME = "towers"
+RULES = engine_class(GAME)                # the engine's class: its title, seats and house rules
+TITLE, SEATS = RULES.title, RULES.players
 HAND, ACCUSE = "hand", "accuses"  # words for the screen
 
 

@@ -8,14 +8,16 @@ cards and hands are never named (the trump shows as "hidden").
 """
 from assistant.rules.cards import KING, QUEEN, SUIT_SYMBOLS, card, card_label
 from assistant.rules.game import HandResult, Penalty
-from assistant.rules.scenario import GAMES, Action
+from assistant.rules.match import engine_class
+from assistant.rules.scenario import Action
 from assistant.box.words import choice_line, failed_words, flip_fields, hidden_play_refusal, open_claims
 from assistant.box.view import TRUMP_HIDDEN
 
-GAME, TITLE = "twenty-nine", "Twenty-Nine"
-SEATS = GAMES[GAME]
+GAME = "twenty-nine"
+RULES = engine_class(GAME)                # the engine's class: its title, seats, sides and house rules
+TITLE, SEATS = RULES.title, RULES.players
 HAND, ACCUSE = "round", "accuse"  # words for the screen
-SIDE_OF = (0, 1, 0, 1)
+SIDE_OF = RULES.side_of                  # P1+P3 (side 0), P2+P4 (side 1)
 FIRST_FOUR, SECOND_FOUR = 4, 4
 OPTION_WORDS = {  # house-rule labels in words, not config keys
     "trick_trumps": ("Trumps count", {"whole": "whole trick", "after-call": "after call"}),
