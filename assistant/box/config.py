@@ -20,11 +20,11 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from assistant.rules.scenario import OPTIONS as SCENARIO_OPTIONS
+from assistant.rules.scenario import GAMES as SCENARIO_GAMES, OPTIONS as SCENARIO_OPTIONS
 
 EXAMPLE = Path(__file__).parent.parent / "config.example.toml"
 DRIVERS = ("ssd1306", "sh1106", "dummy", "emulator")
-GAMES = ("towers", "twenty-nine")
+GAMES = tuple(SCENARIO_GAMES)  # the rules' games, in their order
 # Twenty-Nine option keys and their allowed values, default first: the scenario format's own
 # table, with two_point_bid as the number TOML writes.
 GAME_OPTIONS = {key: tuple(int(v) if v.isdigit() else v for v in values)
