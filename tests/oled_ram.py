@@ -38,6 +38,7 @@ class Controller:
         self.page, self.col, self.col_start = 0, 0, 0
         self.window = (0, 127, 0, 7)
         self.ignored = []
+        self.modes_set = set()  # SSD1306: every addressing mode a 0x20 command selected
         self._cmd = []  # a command waiting for its arguments
 
     def feed(self, transactions):
@@ -89,6 +90,7 @@ class Controller:
             self.page = op & 7
         elif self.kind == "ssd1306" and op == 0x20:
             self.mode = cmd[1] & 3
+            self.modes_set.add(self.mode)
         elif self.kind == "ssd1306" and op == 0x21:
             self.window = (cmd[1] & 0x7F, cmd[2] & 0x7F) + self.window[2:]
             self.col = self.window[0]

@@ -16,14 +16,15 @@ from assistant.sim.bots import run_bots
 from oled_ram import Controller
 
 FIRST_COLUMN = {"ssd1306": 0, "sh1106": 2}  # luma's sh1106 shows RAM columns 2..129
+# the bot matches of ``dev.py bench screen``: (game, matches, seed, pads)
+MATCHES = (("towers", 3, 5, ("P1", "P2", "centre")), ("twenty-nine", 2, 7, ("P1", "P2", "P3", "P4")))
 
 
 @pytest.fixture(scope="module")
 def match_frames(tmp_path_factory):
-    """Every frame the box handed its display in whole bot matches of both games."""
+    """Every frame the box handed its display in whole bot matches of both games (the bench's)."""
     frames = []
-    for game, seed, pads in (("towers", 5, ("P1", "P2", "centre")),
-                             ("twenty-nine", 7, ("P1", "P2", "P3", "P4"))):
+    for game, matches, seed, pads in MATCHES:
         sim = SimBox(tmp_path_factory.mktemp(game), game, pads).start()
         device = sim.box.display.device
         shown = device.display
@@ -33,7 +34,7 @@ def match_frames(tmp_path_factory):
             shown(image)
         device.display = keep
         try:
-            assert run_bots(sim, game, 2, seed, 0.1, out=lambda s: None) == 0
+            assert run_bots(sim, game, matches, seed, 0.1, out=lambda s: None) == 0
         finally:
             sim.stop()
     return frames
@@ -73,6 +74,27 @@ def test_the_controller_ram_equals_every_frame_of_whole_matches(driver, match_fr
         sent, stock_sent = sent + bus.wire_bytes(), stock_sent + stock_bus.wire_bytes()
     assert model.ignored == stock_model.ignored  # the same init; no stray byte of ours
     assert sent < stock_sent / 2
+    if driver == "ssd1306":  # both addressing modes were written and modelled
+        assert model.modes_set >= {0x00, 0x02}
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+def test_a_screen_change_costs_a_quarter_of_a_frame_at_the_median(driver, match_frames):
+    """Issue 12 item 2's goal on the frames of whole matches: the bytes on the wire per screen
+    change, median <= 25 % and p99 <= 60 % of luma's full frame (the screen's page grid and the
+    driver's windows together; ``dev.py bench screen`` prints the same figures)."""
+    bus, stock_bus = capture_i2c(), capture_i2c()
+    device, luma_device = DRIVERS[driver](bus), stock(driver, stock_bus)
+    sizes = []
+    for frame in match_frames:
+        before, stock_before = bus.wire_bytes(), stock_bus.wire_bytes()
+        device.display(frame)
+        luma_device.display(frame)
+        full = stock_bus.wire_bytes() - stock_before
+        sizes.append((bus.wire_bytes() - before) / full)
+    sizes = sorted(sizes[1:])  # the first frame is whole for both
+    med, p99 = sizes[len(sizes) // 2], sizes[int(len(sizes) * 0.99)]
+    assert med <= 0.25 and p99 <= 0.60, (med, p99, len(sizes))
 
 
 def test_the_model_reads_pixels_as_luma_maps_them(match_frames):

@@ -295,41 +295,31 @@ def _segments(img, segments, y, scale):
 
 # ---- alerts and the menu ---------------------------------------------------------
 
-def _alert_fit(title, text, top, bottom, x0, x1):
-    """(title scale, title bold, text lines) that fit rows top..bottom, or None."""
-    width = x1 - x0
-    for tscale, tbold, scale in ((BIG, False, BIG), (BIG, False, 1), (1, True, 1)):
-        if text_width(title, tscale, tbold) > width:
+def _alert_fit(title, text, pages, width):
+    """(title scale, text bold, text lines) that fit ``pages`` pages, largest first, or None."""
+    for tscale, bold in ((BIG, True), (BIG, False), (1, True), (1, False)):
+        if text_width(title, tscale, tscale == 1) > width:
             continue
-        lines = [w for part in text.split("\n") for w in _wrap(part, width, scale)]
-        if HEIGHT * (tscale + scale * len(lines)) <= bottom - top and all(
-                text_width(ln, scale) <= width for ln in lines):
-            return tscale, tbold, scale, lines
+        lines = [w for part in text.split("\n") for w in _wrap(part, width, 1, bold)]
+        if tscale + len(lines) <= pages and all(text_width(ln, 1, bold) <= width for ln in lines):
+            return tscale, bold, lines
     return None
 
 
 def _alert_band(img, alert):
-    """The alert on pages 4-7, the score and details above it: renege inverted, the others in a
-    frame. False (nothing drawn) when its words need the whole screen."""
-    top, renege = NAMES * PAGE, alert.kind == "renege"
-    inset = 0 if renege else 2
+    """The alert on pages 4-7, the score and details above it: its title inverted across the
+    screen (double size where the words leave room), its words below. False (nothing drawn)
+    when its words need the whole screen."""
+    top = NAMES * PAGE
     title = _ALERT_TITLES[alert.kind][0]
-    fit = _alert_fit(title, alert.text, top + inset, H - inset, 2 + inset, W - 2 - inset)
+    fit = _alert_fit(title, alert.text, 8 - NAMES, W - 4)
     if fit is None:
         return False
-    if renege:
-        img.paste(1, (0, top, W, H))
-    else:
-        img.paste(1, (0, top, W, H))
-        img.paste(0, (1, top + 1, W - 1, H - 1))
-    tscale, tbold, scale, lines = fit
-    fill = 0 if renege else 1
-    y = top + inset
-    _draw(img, (2 + inset, y + 1), title, tscale, fill, tbold)  # capitals: a row clear above
-    y += HEIGHT * tscale
-    for line in lines:
-        _draw(img, (2 + inset, y), line, scale, fill)
-        y += HEIGHT * scale
+    tscale, bold, lines = fit
+    img.paste(1, (0, top, W, top + PAGE * tscale))
+    _draw(img, (2, top + tscale - 1), title, tscale, 0, tscale == 1)  # big: a row clear above
+    for k, line in enumerate(lines):
+        _draw(img, (2, top + (tscale + k) * PAGE), line, 1, 1, bold)
     return True
 
 

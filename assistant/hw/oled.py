@@ -42,9 +42,11 @@ from PIL import Image
 
 from assistant.hw import timing
 
-TRANSACTION = 2      # each I2C write: the address byte and a control byte
+HORIZONTAL, PAGE = 0x00, 0x02  # SSD1306 addressing modes (command 0x20's argument)
 WINDOW_COST = 10     # SSD1306: [addr, 0x00, 21 c0 c1 22 p0 p1] + [addr, 0x40, ...]
 NEXT_RUN_COST = 7    # SSD1306, the same pages: [addr, 0x00, 21 c0 c1] + [addr, 0x40, ...]
+PAGE_RUN_COST = 7    # SSD1306 page addressing: [addr, 0x00, B0|p lo hi] + [addr, 0x40, ...]
+PAGE_NEXT_RUN_COST = 6  # ... the next run on that page: [addr, 0x00, lo hi] + [addr, 0x40, ...]
 RUN_COST = 7         # SH1106:  [addr, 0x00, B0|p lo hi] + [addr, 0x40, ...]
 SAME_PAGE_RUN_COST = 6  # SH1106, the same page: [addr, 0x00, lo hi] + [addr, 0x40, ...]
 _REVERSE = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
@@ -91,61 +93,95 @@ class PartialSSD1306(_Partial, ssd1306):
 
     def __init__(self, serial_interface=None, width=128, height=64, rotate=0, **kwargs):
         self._ram = None
-        self._window = None  # (c0, c1, p0, p1) set in the controller, its pointer at the start
+        self._mode = HORIZONTAL  # luma's init selects horizontal addressing
+        self._window = None  # horizontal: (c0, c1, p0, p1) set, the pointer at its start
+        self._pointer = None  # page addressing: (page, column) of the next byte
         super().__init__(serial_interface, width, height, rotate, **kwargs)
 
-    def _write(self, new, c0, c1, p0, p1):
-        col0 = c0 + self._colstart
-        window = (col0, c1 + self._colstart, p0, p1)
-        was, self._window = self._window, None  # unknown until the data has gone through
-        cmd = []
-        if was is None or was[:2] != window[:2]:
-            cmd += [self._const.COLUMNADDR, *window[:2]]
-        if was is None or was[2:] != window[2:]:
-            cmd += [self._const.PAGEADDR, p0, p1]
-        if cmd:
-            self.command(*cmd)
-        self.data(b"".join(new[p][c0:c1 + 1] for p in range(p0, p1 + 1)))
-        self._window = window
+    def _write(self, new, op):
+        mode, was, self._mode = self._mode, (self._window, self._pointer), None
+        self._window = self._pointer = None  # unknown until the data has gone through
+        cmd = [] if mode == op[0] else [self._const.MEMORYMODE, op[0]]
+        if op[0] == HORIZONTAL:
+            _, c0, c1, p0, p1 = op
+            window = (c0 + self._colstart, c1 + self._colstart, p0, p1)
+            was = was[0] if mode == HORIZONTAL else None
+            if was is None or was[:2] != window[:2]:
+                cmd += [self._const.COLUMNADDR, *window[:2]]
+            if was is None or was[2:] != window[2:]:
+                cmd += [self._const.PAGEADDR, p0, p1]
+            self.command(*cmd) if cmd else None
+            self.data(b"".join(new[p][c0:c1 + 1] for p in range(p0, p1 + 1)))
+            self._window = window
+        else:
+            _, page, c0, c1 = op
+            col = c0 + self._colstart
+            was = was[1] if mode == PAGE else None
+            if was is None or was[0] != page:
+                cmd.append(0xB0 | page)
+            if was is None or was[1] != col:
+                cmd += [col & 0x0F, 0x10 | col >> 4]
+            self.command(*cmd) if cmd else None
+            self.data(new[page][c0:c1 + 1])
+            end = col + c1 - c0 + 1
+            self._pointer = (page, end) if end < self._w + self._colstart else None
+        self._mode = op[0]
 
     def _full(self, new):
-        self._write(new, 0, self._w - 1, 0, self._pages - 1)
+        self._write(new, (HORIZONTAL, 0, self._w - 1, 0, self._pages - 1))
 
     def _changes(self, old, new):
-        cost, plan = _plan(old, new)
-        if cost >= WINDOW_COST + self._w * self._pages:
-            plan = [(0, self._w - 1, 0, self._pages - 1)]
-        for window in plan:
-            self._write(new, *window)
+        cost, plan = _plan(old, new, self._mode)
+        full = WINDOW_COST + self._w * self._pages + (2 if self._mode != HORIZONTAL else 0)
+        if cost >= full:
+            plan = [(HORIZONTAL, 0, self._w - 1, 0, self._pages - 1)]
+        for op in plan:
+            self._write(new, op)
 
     def cleanup(self):
         self._ram = None
         super().cleanup()
 
 
-def _plan(old, new):
-    """Windows ``(c0, c1, p0, p1)`` covering every changed byte at the fewest bytes on the wire,
-    and that cost: the pages split into bands of consecutive pages, each band written as the
-    runs of the columns changed in any of its pages (a dynamic programme over the bands; a
-    band's first window sets its pages and columns, the next ones their columns only)."""
+def _plan(old, new, mode=HORIZONTAL):
+    """The writes covering every changed byte at the fewest bytes on the wire, and that cost:
+    the pages split into bands of consecutive pages; a band is written as horizontal windows
+    ``(HORIZONTAL, c0, c1, p0, p1)`` over the runs of the columns changed in any of its pages,
+    or, a band of one page, as page-addressing runs ``(PAGE, page, c0, c1)``; switching the
+    addressing mode costs its two command bytes. A dynamic programme over the bands and the
+    mode each leaves set, starting from ``mode``."""
     pages = len(new)
     changed = [{x for x in range(len(n)) if o[x] != n[x]} if o != n else set()
                for o, n in zip(old, new)]
-    best = [(0, [])] + [None] * pages
+    best = [{mode: (0, [])}] + [{} for _ in range(pages)]
+
+    def offer(j, m, cost, ops):
+        if m not in best[j] or cost < best[j][m][0]:
+            best[j][m] = (cost, ops)
+
     for j in range(1, pages + 1):
         cols = set()
         for i in range(j - 1, -1, -1):  # the band of pages i .. j-1
             cols |= changed[i]
             if not cols:
-                best[j] = best[i]
+                for m, (cost, ops) in best[i].items():
+                    offer(j, m, cost, ops)
                 continue
-            height = j - i
-            runs = _runs(sorted(cols), -(-NEXT_RUN_COST // height))
-            cost = best[i][0] + WINDOW_COST - NEXT_RUN_COST + sum(
+            height, ordered = j - i, sorted(cols)
+            runs = _runs(ordered, -(-NEXT_RUN_COST // height))
+            h_cost = WINDOW_COST - NEXT_RUN_COST + sum(
                 NEXT_RUN_COST + (c1 - c0 + 1) * height for c0, c1 in runs)
-            if best[j] is None or cost < best[j][0]:
-                best[j] = (cost, best[i][1] + [(c0, c1, i, j - 1) for c0, c1 in runs])
-    return best[pages]
+            h_ops = [(HORIZONTAL, c0, c1, i, j - 1) for c0, c1 in runs]
+            for m, (cost, ops) in best[i].items():
+                offer(j, HORIZONTAL, cost + h_cost + 2 * (m != HORIZONTAL), ops + h_ops)
+            if height == 1:
+                runs = _runs(ordered, PAGE_NEXT_RUN_COST)
+                p_cost = PAGE_RUN_COST - PAGE_NEXT_RUN_COST + sum(
+                    PAGE_NEXT_RUN_COST + c1 - c0 + 1 for c0, c1 in runs)
+                p_ops = [(PAGE, i, c0, c1) for c0, c1 in runs]
+                for m, (cost, ops) in best[i].items():
+                    offer(j, PAGE, cost + p_cost + 2 * (m != PAGE), ops + p_ops)
+    return min(best[pages].values(), key=lambda plan: plan[0])
 
 
 def _runs(columns, join):
