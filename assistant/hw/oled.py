@@ -7,7 +7,7 @@ was last written (1,024 bytes, page by page) and write only the changed
 windows, through luma's own serial interface and with the controller's own
 addressing commands:
 
-- **SSD1306** (horizontal addressing, which luma's init selects): a window is
+- **SSD1306**, horizontal addressing (which luma's init selects): a window is
   ``COLUMNADDR c0 c1`` and ``PAGEADDR p0 p1`` then its bytes, column by column and page by
   page. Each command is sent only when its range differs from the one in the controller
   (after a window's last byte the pointer is back at its start, and either command puts it
@@ -15,16 +15,20 @@ addressing commands:
   command transaction of address, control byte and six command bytes; a data transaction of
   address and control byte), 7 when only its columns change (the next run of the same pages),
   2 when it is the window already set.
-- **SH1106** (132 columns, page addressing only): a run of columns on one page is
-  ``0xB0|page, low nibble, 0x10|high nibble`` (the column shifted by the panel's offset, 2)
-  then its bytes: 7 bytes besides the data, 6 for the next run on the same page (the page is
-  set already).
+- **SSD1306**, page addressing (``0x20 0x02``, datasheet 10.1.3), for changes that lie on one
+  page: a run is ``0xB0|page, low nibble, 0x10|high nibble`` then its bytes, 7 bytes besides
+  the data, 6 for the next run on the same page. Switching the mode costs its two command
+  bytes, in the command transaction that goes anyway.
+- **SH1106** (132 columns, page addressing only): runs as above, the column shifted by the
+  panel's offset (2).
 
-The windows are planned per frame to cost the fewest bytes: the pages are split into bands of
-consecutive pages, each band written as the runs of the columns changed in any of its pages,
-runs joined where the gap costs fewer bytes than another window (a small dynamic programme
-over the 8 pages, counting every command byte as above). A full frame is sent when that is
-cheaper, on the first frame, and after a write failed (the RAM is then unknown).
+The writes are planned per frame to cost the fewest bytes: the pages are split into bands of
+consecutive pages; a band is written as horizontal windows over the runs of the columns
+changed in any of its pages, or (one page) as page-addressing runs; runs are joined where
+the gap costs fewer bytes than another run (a small dynamic programme over the 8 pages and
+the mode each band leaves set, counting every command byte as above). A full frame is sent
+when that is cheaper, on the first frame, and after a write failed (the RAM and the
+controller's mode and pointers are then unknown).
 
     from luma.core.interface.serial import i2c
     device = PartialSSD1306(i2c(port=1, address=0x3C))
