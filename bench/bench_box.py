@@ -269,7 +269,7 @@ def import_times(tmp, top=10):
     return rows[:top], sum(c for c, _ in rows)
 
 
-def wakeups(n=2000):
+def thread_wakeups(n=2000):
     """Seconds for one thread to wake another through a queue.Queue (as the reader wakes the
     box's loop, and the journal's worker the loop waiting for a commit), n round trips."""
     import queue
@@ -300,7 +300,7 @@ def main():
         if os.path.isdir("/dev/shm"):  # the same without the storage's fsync: the box's own share
             with tempfile.TemporaryDirectory(dir="/dev/shm") as shm:
                 report_latency(shm, "RAM")
-        woke = wakeups()
+        woke = thread_wakeups()
         print(f"one thread waking another (queue.Queue) in this run: p50 {pct(woke, 0.5) * 1e3:.3f} ms, "
               f"p99 {pct(woke, 0.99) * 1e3:.3f} ms (load average {os.getloadavg()[0]:.1f}); a tap's path "
               f"has one (reader -> loop), and overlapped two more (loop -> journal's worker, commit "
