@@ -11,9 +11,10 @@ rewrites only the few bytes that changed (``assistant.hw.oled`` sends the change
   the prompt (page 7); the other phases: the up-card or the suit turned down, then the
   prompt's lines, as large as they fit, the last line always on page 7.
 
-Text is left-aligned where it changes (the prompt, the details, the menu's items), so a word
-that changes leaves the rest of its line in place. Alerts take pages 4-7 (the score and the
-details stay in view) unless their words need the whole screen; the menu takes the screen.
+Text is left-aligned where it changes (the prompt, the details, the menu's items) and digits
+are all as wide, so a word that changes leaves the rest of its line in place. Alerts (a title
+bar inverted over their words) and menus take pages 4-7, the score and the details staying in
+view above them; an alert whose words need more room takes the whole screen.
 
 >>> from assistant.box.view import View
 >>> render(View(game="towers", seats=("P1", "P2"), phase="flip", prompt="Tap flip cards")).size
