@@ -260,3 +260,23 @@ def test_a_towers_hand_can_be_followed_from_the_screens(tmp_path):
                  "P2 took 4 of 7 / Next: P2 deals 6 each"):
         assert want in text, f"{want!r} not on any screen:\n{text}"
     assert t.match.actions[4].kind == "play"         # the stray OK declared nothing
+
+
+def test_an_open_menu_keeps_the_score_and_the_details_in_view(tmp_path):
+    """Issue 12 item 2: the menu opened during a round rewrites the lower half only; the score,
+    trump and details above it are those of the table under it (a menu's view carries the
+    match's public fields: table_view.under_menu), so opening and closing it costs half a frame."""
+    from assistant.hw.oled import page_bytes
+    w = Walk(tmp_path)
+    w.press("ok")                                    # New match: Twenty-Nine
+    w.press("ok")                                    # Start
+    for pad, c in ((1, "7D"), (2, "KS"), (3, "AH"), (4, "10C"), (1, "JS")):
+        w.tap(pad, c)                                # P1 deals
+    w.choose("Bid 17")                               # P2 bids: a high bid in the details
+    table = w.steps[-1][2]
+    menu = w.press("ok", held=True)
+    assert menu.phase == "menu" and menu.menu.title == "Menu"
+    assert (menu.score, menu.dealer, menu.bid, menu.bidder) == (table.score, table.dealer, table.bid, table.bidder)
+    above = lambda v: page_bytes(render(v), 128, 8)[:4]  # noqa: E731 (score, trump, details)
+    assert above(menu) == above(table) and any(any(p) for p in above(menu))
+    assert w.press("back").phase == table.phase and above(w.steps[-1][2]) == above(table)
