@@ -133,7 +133,8 @@ class Rules(Game):
     "round") and ``claim_words`` (its refusals of a claim, see :func:`claimant_side`); it
     answers ``side_name(side)``, ``hand_open``, ``_hand_line_open(seat)``,
     ``_before_final_trick()``, ``_flip_now()`` (refuse a flip out of its phase),
-    ``_dealer_found()`` and ``_penalty(side, why, replaces)``. Its handlers are its
+    ``_dealer_found()``, ``_score_hand(how)``, ``_penalty_value()`` and
+    ``_score_penalty(side, why, value, replaces)``. Its handlers are its
     ``_do_KIND`` methods, one per action kind, found once when the class is made.
     """
     __slots__ = ()
@@ -152,8 +153,11 @@ class Rules(Game):
         if handler is None:
             raise Refused("not-an-action", f"'{getattr(action, 'kind', action)}' is not a {self.title} action")
         if self.phase is MATCH_OVER and kind not in HEARD_AFTER_MATCH:
-            raise Refused("match-over", f"the match is over: {self.side_name(self.winner)} won")
+            raise Refused("match-over", self._over_words())
         handler(self, action)
+
+    def _over_words(self):
+        return f"the match is over: {self.side_name(self.winner)} won"
 
     def _check_options(self, options):
         """Refuse an option the game does not know, or a value the option does not take."""
@@ -236,15 +240,33 @@ class Rules(Game):
         if settle_accusation(self.book, accused, side, self.hand_open, self._before_final_trick()) == "proven":
             self._penalty(side, "accusation proven", replaces=not self.hand_open)
 
-    def _settle(self, side, why, value, replaces):
-        """A renege penalty (T9, N11) settles this hand: the offending side's proven reneges are
-        penalised (a claim or accusation about them has no more effect; one about the other
-        side's still replaces this, D5), and the penalty is the hand's outcome (``replaces``: an
-        earlier result of the hand was scored and this takes its place)."""
+    def _end_hand(self, how):
+        """The hand's play is over ("played out", or N10 "finished"): the engine scores the hand's
+        own result, then a false accusation made before the final trick replaces it (T9, N11)."""
+        self._score_hand(how)
+        accusation = self.book.false_accusation()
+        if accusation is not None:
+            self._penalty(self.side_of[accusation.accused], "false accusation", replaces=True)
+
+    def _penalty(self, side, why, replaces=False):
+        """A renege penalty (T9, N11): ``side`` scores it. During the hand it ends the hand at once;
+        once the hand's own result, or an earlier penalty (D5), was scored (``replaces``), it
+        takes that result's place: the engine scores it from the score before that result.
+
+        It settles the hand: the offending side's proven reneges are penalised (a claim or
+        accusation about them has no more effect; one about the other side's still replaces
+        this, D5), and the penalty is the hand's outcome."""
+        value = self._penalty_value()
         self.book.penalise(None if why == "false accusation" else 1 - side)
         self._outcome = (Penalty, self.hand_no, side, why, value, replaces)
+        self._score_penalty(side, why, value, replaces)
 
     # -- reading the state --------------------------------------------------------------
+
+    def _reneges_state(self):
+        """The proven reneges of the match, as ``state()`` gives them (scenario format)."""
+        names = self.seats
+        return [{"seat": names[r.seat], "hand": r.hand, "trick": r.trick} for r in self.book.proven]
 
     def snapshot(self):
         """Every field as a hashable tuple: equal snapshots mean equal states (undo, export)."""

@@ -1,14 +1,12 @@
 """The towers engine: the state of one match, what it accepts now, what it shows.
 
-Two players, a 24-card bower pack, hands of 7 cards down to 1 within a tower,
-first to 5 towers. It implements the game interface of :mod:`assistant.rules.game`:
-``apply`` takes scenario actions and either changes the state or raises
-:class:`Refused` (with a code) having changed nothing; ``legal_actions()``,
-``waiting_for()``, ``outcome``, ``match_end``, ``state()``, ``copy()``; what both games
-share is :class:`assistant.rules.shared.Rules`. Each action is a check then a record;
-``legal_actions`` asks the same checks. The class is assembled here from one part per
-section of the rulebook: :mod:`.making_trump` (T2-T4), :mod:`.hands` (what is known of each
-hand), :mod:`.tricks` (T7), :mod:`.scoring` (T6, T8, T9); :mod:`.pack` has the figures.
+It implements the game interface of :mod:`assistant.rules.game`: ``apply`` takes scenario
+actions and either changes the state or raises :class:`Refused` (with a code) having changed
+nothing; ``legal_actions()``, ``waiting_for()``, ``outcome``, ``match_end``, ``state()``,
+``copy()``. What both games share is :class:`assistant.rules.shared.Rules`; the rules of each
+part of the rulebook are in the modules this class is made of (see the package
+:mod:`assistant.rules.towers`). Each action is a check then a record; ``legal_actions`` asks
+the same checks.
 
 Public attributes the table and the bots read:
 ``phase`` (a :class:`Phase`: FLIP, UP_CARD, ROUND_ONE, ROUND_TWO, PLAY, MATCH_OVER), ``to_act``,
@@ -107,7 +105,7 @@ class Towers(MakingTrump, Hands, Tricks, Scoring, Rules):
             return Waiting(f"{self.name(seat)} names trump or passes", seat, ("name", "pass"))
         if p == PLAY:
             return Waiting(f"{self.name(seat)} to play", seat, ("play",))
-        return Waiting(f"the match is over: {self.name(self.winner)} won", None, ())
+        return Waiting(self._over_words(), None, ())
 
     def legal_actions(self):
         """Every action the rules accept now (see :mod:`assistant.rules.game` for flips and hands)."""
@@ -154,8 +152,7 @@ class Towers(MakingTrump, Hands, Tricks, Scoring, Rules):
             "hand_size": self.hand_size,
             "tricks": list(self.tricks),
             "trump": None if self.trump is None else SUITS[self.trump],
-            "reneges": [{"seat": names[r.seat], "hand": r.hand, "trick": r.trick}
-                        for r in self.book.proven],
+            "reneges": self._reneges_state(),
             "phase": self.phase.value,
             "to_act": None if self.to_act is None else names[self.to_act],
             "bidder": None if self.bidder is None else names[self.bidder],

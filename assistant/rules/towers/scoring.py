@@ -8,18 +8,15 @@ class Scoring:
     """The hand's result (T6), towers and the match (T8), penalties (T9)."""
     __slots__ = ()
 
-    def _hand_played_out(self):
-        """T6 and T9: score the hand, unless a false accusation replaces its result."""
+    def _score_hand(self, how):
+        """T6: the hand's own result. ``last_result`` keeps the score and the hand size before it,
+        and whether it ended the tower, for a penalty that replaces it (T9)."""
         self.hand_over = True
-        accusation = self.book.false_accusation()
-        if accusation is not None:
-            self._penalty(1 - accusation.accuser_side, "false accusation", replaces=True)
-            return
-        self.last_result = (tuple(self.score), self.dealer, self.hand_size)
+        before = (tuple(self.score), self.hand_size)
         bidder = self.bidder
         taken = self.tricks[bidder]
         what, side, value = self._hand_result(taken)
-        self._outcome = (HandResult, self.hand_no, bidder, what, "played out", side, value, taken)
+        self._outcome = (HandResult, self.hand_no, bidder, what, how, side, value, taken)
         if side is not None:
             self._win_towers(side, value)
         else:  # the tower goes on: the side with the majority deals the next, smaller hand
@@ -28,7 +25,7 @@ class Scoring:
             self.known = [None, None]
             self.phase = UP_CARD
             self.to_act = None
-        self.last_result += (self.phase is FLIP or self.phase is MATCH_OVER,)
+        self.last_result = before + (self.phase is FLIP or self.phase is MATCH_OVER,)
 
     def _hand_result(self, taken):
         """T6, in its order: (what, the seat that wins towers or None, how many towers)."""
@@ -53,36 +50,28 @@ class Scoring:
         else:
             self._new_tower()
 
-    def _penalty(self, seat, why, replaces=False):
-        """A claim or a settled accusation: ``seat`` wins one tower and the tower ends (T9).
+    def _penalty_value(self):
+        return 1  # T9: one tower
 
-        After the hand's own result (or an earlier penalty, D5) was scored, the penalty replaces
-        it; it is kept in ``last_result`` as a result a later penalty of the hand replaces."""
+    def _score_penalty(self, seat, why, value, replaces):
+        """T9: ``seat`` wins one tower and the tower ends. A penalty that replaces the hand's result
+        (or an earlier penalty, D5) starts again from the score before it, and may undo the match
+        end; it is kept in ``last_result`` as a result a later penalty of the hand replaces."""
         self.hand_over = True
-        result = self.last_result
-        before = (result[0], result[2]) if result is not None else (tuple(self.score), self.hand_size)
-        self._settle(seat, why, 1, replaces or result is not None)
-        self._apply_penalty(seat, result)
-        self.last_result = (before[0], None, before[1], True)
-
-    def _apply_penalty(self, seat, result):
-        if result is not None:
-            score, dealer, size, tower_ended = result
-            self.score = list(score)
-            self.winner = None
-            if tower_ended:
-                self.score[seat] += 1
-                if self.score[seat] >= TOWERS_TO_WIN:
-                    self.winner, self.phase, self.to_act, self.dealer = seat, MATCH_OVER, None, None
-                    self.hand_size = size  # the figures of the last hand played
-                elif self.phase is MATCH_OVER:
-                    self._new_tower()
-                return
+        score, size, tower_ended = self.last_result if replaces else (tuple(self.score), self.hand_size, False)
+        self.score = list(score)
+        self.winner = None
+        if not tower_ended:
             self._win_towers(seat, 1)
-            if self.phase is MATCH_OVER:
-                self.hand_size = size
-            return
-        self._win_towers(seat, 1)
+        else:  # the replaced result already ended the tower: the next one's flip goes on
+            self.score[seat] += 1
+            if self.score[seat] >= TOWERS_TO_WIN:
+                self.winner, self.phase, self.to_act, self.dealer = seat, MATCH_OVER, None, None
+            elif self.phase is MATCH_OVER:
+                self._new_tower()
+        if self.phase is MATCH_OVER:
+            self.hand_size = size  # the figures of the last hand played
+        self.last_result = (score, size, True)
 
     def _before_final_trick(self):
         final = self.hand_size - 1

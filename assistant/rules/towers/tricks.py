@@ -88,4 +88,4 @@ class Tricks:
         self.trick = []
         self.to_act = winner
         if self.done == self.hand_size:
-            self._hand_played_out()
+            self._end_hand("played out")

@@ -4,23 +4,13 @@ Four seats in play order, partnerships P1+P3 (side 0) and P2+P4 (side 1).
 ``TwentyNine.apply`` takes scenario actions and either changes the state or
 raises :class:`Refused` having changed nothing (every check comes first).
 
-What the engine knows of a hand is ``known[seat]``: cards known to be in the
-seat's playable hand and not yet played (from a ``hand`` line, a declared pair,
-or the trump card that joined the bidder's hand). When the known cards are as
-many as the cards the seat has left, the hand is fully known: a card outside
-it is refused. A seat that can follow by what is known must follow (refused at
-once, the T9 correction); otherwise a play that does not follow is a *failure*
-in the :class:`RenegeBook`, proven if the seat later shows that suit.
+What the engine knows of a hand is ``known[seat]`` (:mod:`.hands`). Hidden information:
+while trump is hidden no message, exception or ``state()`` names the face-down card or its
+suit.
 
-Hidden information: while trump is hidden no message, exception or ``state()``
-names the face-down card or its suit.
-
-It implements the game interface of :mod:`assistant.rules.game` (``legal_actions()``,
-``waiting_for()``, ``outcome``, ``match_end``, ``copy()``, coded refusals); what both games
-share is :class:`assistant.rules.shared.Rules`. The class is assembled here from one part
-per section of the rulebook: :mod:`.auction` (N3), :mod:`.trump_card` (N4, the call N5, N7),
-:mod:`.hands` (what is known of each hand), :mod:`.tricks` (N5-N7), :mod:`.scoring`
-(N8-N11), :mod:`.house_rules` (the options); :mod:`.pack` has the figures.
+It implements the game interface of :mod:`assistant.rules.game`; what both games share is
+:class:`assistant.rules.shared.Rules`; the rules of each part of the rulebook are in the
+modules this class is made of (see the package :mod:`assistant.rules.twentynine`).
 
 Public attributes (read by the table and the bots; the engine alone writes them):
 ``seats`` (names), ``phase`` (a :class:`Phase`: FLIP, AUCTION, TRUMP_CARD, PLAY,
@@ -46,16 +36,6 @@ round's result, which a later penalty replaces), ``result`` (how the last round
 was scored), ``book`` (the RenegeBook). The face-down card itself is
 ``_trump_card``: hidden, never for display. ``can_finish()`` (N10) and
 ``claimable_sides()`` (N11) answer the table's buttons.
-
->>> from assistant.rules.scenario import Action
->>> from assistant.rules.cards import parse_card
->>> t = TwentyNine()
->>> t.apply(Action("flip", cards=(parse_card("JS"),)))  # N2: P1 deals, P2 speaks first
->>> t.apply(Action("pass")); t.apply(Action("pass")); t.apply(Action("pass"))
->>> t.apply(Action("pass"))
-Traceback (most recent call last):
-  ...
-assistant.rules.game.Refused: the first three passed: P1 deals and must bid at least 16
 """
 from assistant.rules.cards import SUITS
 from assistant.rules.game import Action, Refused, Waiting
@@ -169,7 +149,7 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
             return Waiting(f"{self.name(self.bidder)} to set the trump card face down", self.bidder, kinds)
         if p == PLAY:
             return Waiting(f"{self.name(seat)} to play", seat, ("play",))
-        return Waiting(f"the match is over: {self.side_name(self.winner)} won", None, ())
+        return Waiting(self._over_words(), None, ())
 
     def legal_actions(self):
         """Every action the rules accept now (see :mod:`assistant.rules.game` for flips and hands)."""
@@ -250,8 +230,7 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
             "tricks": list(self.tricks),
             "points": list(self.points),
             "trump": trump,
-            "reneges": [{"seat": names[r.seat], "hand": r.hand, "trick": r.trick}
-                        for r in self.book.proven],
+            "reneges": self._reneges_state(),
             "phase": self.phase.value,
             "hand": self.hand_no,
             "to_act": None if self.to_act is None else names[self.to_act],

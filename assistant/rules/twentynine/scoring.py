@@ -33,7 +33,7 @@ class Scoring:
             bs = SIDE_OF[self.bidder]
             raise Refused("contract-open", f"the contract is still open: {self.side_name(bs)} has {self.points[bs]} "
                           f"of {self.target} and {self.side_name(1 - bs)} has {self.points[1 - bs]}")
-        self._score_round("finished")
+        self._end_hand("finished")
 
     def _award(self, side, value):
         """Give ``side`` the value; under scoring=pagat only the bidding side's score moves."""
@@ -43,8 +43,8 @@ class Scoring:
         else:
             self.score[side] += value
 
-    def _score_round(self, how):
-        """The round's play is over (N9): score it, then a false accusation replaces it (N11)."""
+    def _score_hand(self, how):
+        """The round's play is over: N9, made or missed, scored from ``pre_score``."""
         bs = SIDE_OF[self.bidder]
         value = self.round_value()
         self.pre_score = tuple(self.score)
@@ -52,27 +52,21 @@ class Scoring:
         self._award(bs if made else 1 - bs, value)
         self.result = ("made" if made else "missed") + f" ({how})"
         self._outcome = (HandResult, self.hand_no, self.bidder, "made" if made else "missed", how,
-                                  bs if made else 1 - bs, value, self.points[bs])
-        acc = self.book.false_accusation()
-        if acc is not None:
-            self.score = list(self.pre_score)
-            self._award(SIDE_OF[acc.accused], value)
-            self.result = "false accusation"
-            self._settle(SIDE_OF[acc.accused], "false accusation", value, True)
+                         bs if made else 1 - bs, value, self.points[bs])
         self._close_round()
 
-    def _penalty(self, side, how, replaces=False):
-        """A renege penalty (N11): the aggrieved side scores the round value. During the round it
-        ends the round now; once the round's own result was scored (``replaces``), it takes that
-        result's place (N11, T9)."""
-        value = self.round_value()
+    def _penalty_value(self):
+        return self.round_value()  # N11: the round value, doubling included
+
+    def _score_penalty(self, side, why, value, replaces):
+        """N11: the aggrieved side scores the round value. During the round it ends the round now;
+        once the round's own result was scored (``replaces``), it takes that result's place."""
         if replaces:
             self.score = list(self.pre_score)
         else:
             self.pre_score = tuple(self.score)
         self._award(side, value)
-        self.result = how
-        self._settle(side, how, value, replaces)
+        self.result = why
         if replaces:
             self._check_winner()
         else:

@@ -104,7 +104,7 @@ class Tricks:
         self.to_act = w
         if self.trick_no == 8:
             self.points[side] += 1  # N8: the last trick
-            self._score_round("played out")
+            self._end_hand("played out")
         elif self.trick_no == 7 and not self.revealed:
             self._reveal(0)  # N7: never called, revealed as the eighth trick begins
 
