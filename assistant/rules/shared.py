@@ -32,19 +32,23 @@ class Flip:
         self.last = {}  # seat -> the last card turned to that seat (public: for the screen)
 
     def check(self, seat, cards, pack):
+        if not cards:
+            raise Refused("not-an-action", "'flip' takes the cards turned, like 'flip P1 9H KS JC'")
         if self.dealer is not None:
             raise Refused("flip-over", "the flip is over: the dealer is already found")
         if seat is not None and self.start is not None:
             expected = (self.start + self.count) % self.players
             if seat != expected:
                 raise Refused("flip-order", f"the flip goes on with P{expected + 1}, not P{seat + 1}")
-        seen = set(self.seen)
+        seen, turned = self.seen, set()
         for i, c in enumerate(cards):
-            if c not in pack:
+            if type(c) is not int or c not in pack:
+                if type(c) is not int or not 0 <= c < 32:
+                    raise Refused("not-an-action", "'flip' takes the cards turned, like 'flip P1 9H KS JC'")
                 raise Refused("not-in-pack", f"{card_name(c)} is not in this game's pack")
-            if c in seen:
+            if c in seen or c in turned:
                 raise Refused("card-seen", f"{card_name(c)} was already turned in this flip")
-            seen.add(c)
+            turned.add(c)
             if c in BLACK_JACKS and i != len(cards) - 1:
                 raise Refused("flip-order", f"the flip ended at {card_name(c)}: no cards are turned after the first black jack")
 
@@ -208,10 +212,8 @@ class Rules(Game):
     def _do_flip(self, a):
         if self.phase is not FLIP:
             self._flip_now()
-        seat = self._seat(a)
+        seat = a.seat if a.seat is None else self._seat(a)
         cards = a.cards
-        if not cards or any(type(c) is not int or not 0 <= c < 32 for c in cards):
-            raise Refused("not-an-action", "'flip' takes the cards turned, like 'flip P1 9H KS JC'")
         self.flip.check(seat, cards, self.pack)
         self.flip.turn(seat, cards)
         if self.flip.dealer is not None:
