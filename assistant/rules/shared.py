@@ -81,11 +81,11 @@ class Flip:
 HEARD_AFTER_MATCH = ("claim", "accuse")  # after the match ends, only these are still heard (S2)
 
 
-def claimant_side(book, named_side, over, words):
+def claimant_side(book, named_side, over, words, named=None):
     """T9, N11: the side that takes a claim's penalty, or None for a claim heard after the match
     without effect (S2). ``named_side``: the side of the seat the claim names,
-    or None; ``words``: the engine's refusals, keys ``none``, ``named``, ``both`` and, where the
-    engine says it apart, ``settled``.
+    or None; ``words``: the engine's refusals, keys ``none``, ``named`` (``{seat}`` stands for
+    ``named``, the seat's name), ``both`` and, where the engine says it apart, ``settled``.
 
     >>> from assistant.rules.renege import RenegeBook
     >>> book = RenegeBook(side_of=(0, 1)); book.start_hand(1)
@@ -104,7 +104,9 @@ def claimant_side(book, named_side, over, words):
         raise Refused("say-claimant", words["both"])
     if book.settled and "settled" in words:
         raise Refused("settled", words["settled"])
-    raise Refused("no-renege", words["none" if named_side is None else "named"])
+    if named_side is None:
+        raise Refused("no-renege", words["none"])
+    raise Refused("no-renege", words["named"].format(seat=named))
 
 
 def claim_actions(book, side_of, over):
@@ -226,11 +228,8 @@ class Rules(Game):
         seat = self._seat(a)
         if not self.hand_no:
             raise Refused("no-hand", f"no {self.hand_word} has begun: there is no renege to claim")
-        words = dict(self.claim_words)
-        if seat is not None:
-            words["named"] = words["named"].format(seat=self.name(seat))
         side = claimant_side(self.book, None if seat is None else self.side_of[seat],
-                             self.phase is MATCH_OVER, words)
+                             self.phase is MATCH_OVER, self.claim_words, None if seat is None else self.seats[seat])
         if side is not None:  # None: after the match, heard without effect (S2)
             self._penalty(side, "claim", replaces=not self.hand_open)
 
