@@ -190,6 +190,18 @@ class Rules(Game):
         return s
 
     @staticmethod
+    def _card_actions(kind, check, seat, cards):
+        """``kind`` actions for the cards that pass ``check(seat, card)`` (``legal_actions``)."""
+        out = []
+        for c in cards:
+            try:
+                check(seat, c)
+            except Refused:
+                continue
+            out.append(Action(kind, cards=(c,)))
+        return out
+
+    @staticmethod
     def _ok(check, *args):
         """Whether ``check(*args)`` passes (``legal_actions`` asks the handlers' own checks)."""
         try:

@@ -127,7 +127,7 @@ class Towers(MakingTrump, Hands, Tricks, Scoring, Rules):
                 out += [Action("discard", cards=(c,)) for c in PACK if self._ok(self._check_discard, c)]
             if not self.done and not self.trick and not self.for_two:
                 out.append(Action("for2"))
-            out += [Action("play", cards=(c,)) for c in PACK if self._ok(self._check_play, self.to_act, c)]
+            out += self._card_actions("play", self._check_play, self.to_act, PACK)
         return out + self._heard_actions()
 
     @property

@@ -164,11 +164,11 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
         elif p == TRUMP_CARD:
             if not self.seventh:
                 out.append(Action("seventh"))
-            out += [Action("trump", cards=(c,)) for c in range(32) if self._ok(self._check_trump, s, c)]
+            out += self._card_actions("trump", self._check_trump, s, range(32))
         elif p == PLAY:
             if not self.revealed and self.trick and not self.known[s] & SUIT_MASK[self.trick[0][1] >> 3]:
                 out.append(Action("call"))
-            out += [Action("play", cards=(c,)) for c in range(32) if self._ok(self._check_play, s, c)]
+            out += self._card_actions("play", self._check_play, s, range(32))
             if self.can_finish():
                 out.append(Action("finish"))
             if self.double_on and not self.trick_no and not self.trick and self.multiplier < 4:
