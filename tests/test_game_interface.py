@@ -266,3 +266,50 @@ def test_the_documented_refusal_codes_are_the_codes_raised():
     source = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py"))
     raised = set(re.findall(r'Refused\(\s*"([a-z-]+)"', source))
     assert raised == set(CODES)
+
+
+def test_each_engine_says_what_its_game_has():
+    """N1, T8 and the options: the class attributes the layers above ask instead of the game's
+    name (seats, sides, house rules, an auction, for 2) agree with what the engine does."""
+    from assistant.rules.match import engine_class
+    from assistant.rules.scenario import GAME_OPTIONS, GAMES
+    for game in GAMES:
+        cls = engine_class(game)
+        engine = cls()
+        assert cls.game == game and len(engine.seats) == cls.players == GAMES[game]
+        assert len(cls.side_of) == cls.players and set(cls.side_of) == {0, 1}
+        assert cls.partnerships == (cls.players > 2)
+        assert cls.OPTIONS == GAME_OPTIONS[game]
+        assert cls.has_auction == hasattr(engine, "bid") == ("bid" in {a.kind for a in _reach(engine, "bid")})
+        assert cls.has_for_two == hasattr(engine, "for_two")
+
+
+def _reach(engine, kind, steps=400):
+    """The legal actions met on the way through a match played by legal actions, until ``kind``."""
+    import random
+    rng, seen = random.Random(5), []
+    for _ in range(steps):
+        actions = [a for a in engine.legal_actions() if a.kind not in ("hand", "claim", "accuse")]
+        seen += actions
+        if not actions or any(a.kind == kind for a in actions):
+            break
+        engine.apply(rng.choice(actions))
+    return seen
+
+
+def test_s2_t9_n11_a_malformed_claim_accusation_or_flip_is_refused_alike():
+    """S2, T9, N11 (shared.Rules): both engines refuse an accusation naming no seat, a claim or
+    accusation naming no seat of the game, and a flip of no cards, with a code, changing nothing."""
+    for engine in (Towers(), TwentyNine()):
+        before = engine.snapshot()
+        for action, code in ((Action("flip", cards=()), "not-an-action"),
+                             (Action("claim", seat=7), "bad-seat"),
+                             (Action("accuse"), "bad-seat"),
+                             (Action("dance"), "not-an-action")):
+            try:
+                engine.apply(action)
+            except Refused as e:
+                assert e.code == code, (type(engine).__name__, action, e.code)
+            else:
+                raise AssertionError(f"{type(engine).__name__} accepted {action}")
+            assert engine.snapshot() == before

@@ -23,10 +23,12 @@ questions and never "which game is this?":
 ``phase``
     A :class:`Phase`, named from the rulebook; it is a string too, so ``state()``'s JSON
     keeps its words.
-``game``, ``title``, ``players``, ``partnerships``, ``side_of``, ``OPTIONS``
+``game``, ``title``, ``players``, ``partnerships``, ``side_of``, ``OPTIONS``, ``has_auction``, ``has_for_two``
     Class attributes: the scenario's name of the game and its name for people, the number
     of seats, whether sides are partnerships, the side of each seat, the house rules
-    (key -> values, the default first; empty when the game has none).
+    (key -> values, the default first; empty when the game has none), whether the game has
+    an auction of bids (then ``bid`` and ``bidder`` are read), whether it has for 2 (then
+    ``for_two``).
 ``seats``, ``state()`` (the replay JSON), ``snapshot()`` (hashable, for comparisons),
 ``copy()`` (an independent engine in the same state).
 ``hand_open``

@@ -35,6 +35,7 @@ class Towers(MakingTrump, Hands, Tricks, Scoring, Rules):
     game, title = "towers", "Towers"  # the scenario's name, the name for people
     players = 2
     partnerships = False  # one player a side: a side is a seat
+    has_auction, has_for_two = False, True  # trump is made by accepting or naming (T3); for 2 (T4)
     side_of = (0, 1)
     OPTIONS = OPTIONS     # no house rules
     pack = TOWERS_PACK

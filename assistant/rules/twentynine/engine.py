@@ -58,6 +58,7 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
     game, title = "twenty-nine", "Twenty-Nine"  # the scenario's name, the name for people
     players = 4
     partnerships = True   # P1+P3 (side 0) and P2+P4 (side 1)
+    has_auction, has_for_two = True, False  # bids (N3), no for 2
     side_of = SIDE_OF
     OPTIONS = OPTIONS     # the house rules: key -> values, the default first
     pack = range(32)
