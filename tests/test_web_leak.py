@@ -146,6 +146,8 @@ def play_through_the_box(folder, base, game, bot, names, ids_before):
                     continue  # the finished match's record, served in full (the module's words)
                 leaked = [card_name(c) for c in hidden if shows(text, c)]
                 assert not leaked, f"{url} shows hidden {leaked} after {action}"
+            screen = (folder / "run" / "screen.json").read_text(encoding="utf-8")  # the file itself
+            assert not [card_name(c) for c in hidden if shows(screen, c)], f"screen.json after {action}"
             now = json.loads(get(base + "/api/now")[1])
             assert now["source"] == "box" and now["id"] == mid
             assert now["view"] == view_json(sim.box.view, m.seats)  # what the OLED shows, as it shows it
