@@ -3,11 +3,12 @@ style (the Content-Security-Policy allows only this box's own files)."""
 import time
 from html import escape
 
+from assistant.rules.match import ENGINES, engine_class
 from assistant.box.stats import ABANDONED, FINISHED, IN_PLAY
 from assistant.web.svg import line_chart
 
 NAV = (("/", "Now"), ("/matches", "Matches"), ("/players", "Players"))
-GAME_NAMES = {"towers": "Towers", "twenty-nine": "Twenty-Nine"}
+GAME_NAMES = {game: engine_class(game).title for game in ENGINES}  # as the engines name them
 
 
 def page(title, here, body, script=None):
