@@ -277,3 +277,18 @@ def test_sim_pace_lets_a_person_watch_and_refuses_nonsense(capsys):
             parse_args(["--bots", "--pace", bad])
         err = capsys.readouterr().err
         assert "--pace" in err and "Traceback" not in err
+
+
+def test_now_gives_players_whole_names_where_the_oled_shortens_them():
+    """The OLED cuts a long name to 5 characters and a dot (one rule, issue 13 item 1); a phone
+    has room, so the Now page's seats, prompt, notes and alert carry the whole name again, and
+    only where the short form stands as a word."""
+    from assistant.box.screen_file import view_json
+    from assistant.box.view import Alert, View
+    v = View(game="towers", seats=("Alexa.", "Bob"), phase="play", prompt="Alexa. to play\nBob took 2",
+             turn=0, extra=("pair Alexa.",), alert=Alert("renege", "Alexa. failed to follow ♥ (trick 3)"))
+    d = view_json(v, ("Alexandra", "Bob"))
+    assert d["seats"] == ["Alexandra", "Bob"] and d["turn"] == "Alexandra"
+    assert d["prompt"] == ["Alexandra to play", "Bob took 2"] and d["extra"] == ["pair Alexandra"]
+    assert d["alert"]["text"] == "Alexandra failed to follow ♥ (trick 3)"
+    assert view_json(v)["prompt"][0] == "Alexa. to play"  # no whole names known: the OLED's words

@@ -16,6 +16,9 @@ page can tell a file the journal has moved past; the box removes it when it stop
 ...                    trick=((0, 8),)), ("Ann", "Bob"))
 >>> d["turn"], d["trick"], d["alert"]
 ('Bob', [{'seat': 'Ann', 'name': 'AH', 'label': 'A♥'}], None)
+>>> view_json(View(game="towers", seats=("Alexa.", "Bob"), phase="play", prompt="Alexa. to play"),
+...           ("Alexandra", "Bob"))["prompt"]
+['Alexandra to play']
 """
 import json
 import logging
@@ -38,16 +41,28 @@ def _card(c):
     return {"name": card_name(c), "label": card_label(c)}
 
 
+def whole_names(short, names):
+    """A function that puts each of ``names`` back where the OLED's text has its short form."""
+    import re
+    pairs = {s: n for s, n in zip(short, names) if s != n}
+    if not pairs:
+        return lambda text: text
+    pattern = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, sorted(pairs, key=len, reverse=True))) + r")(?![\w])")
+    return lambda text: pattern.sub(lambda m: pairs[m.group(1)], text)
+
+
 def view_json(view, names=None):
     """The View as JSON: every field the screen may show, cards by name and label, seats by
-    ``names`` (the players' whole names; the View's own are shortened for the OLED)."""
+    ``names`` (the players' whole names: the View's own, and its words, have the OLED's short
+    forms, which a phone has room for in full)."""
     names = tuple(names) if names and len(names) == len(view.seats) else view.seats
+    whole = whole_names(view.seats, names)
     seat = lambda s: None if s is None else names[s]  # noqa: E731
     trump = view.trump if view.trump in (None, "hidden") else SUITS[view.trump]
     sides = names if view.towers else (f"{names[0]} + {names[2]}", f"{names[1]} + {names[3]}")
     return {
         "game": view.game, "seats": list(names), "sides": list(sides),
-        "phase": view.phase, "prompt": view.prompt.split("\n") if view.prompt else [],
+        "phase": view.phase, "prompt": whole(view.prompt).split("\n") if view.prompt else [],
         "score": list(view.score), "dealer": seat(view.dealer), "turn": seat(view.turn),
         "hand_size": view.hand_size, "trump": trump,
         "up_card": None if view.up_card is None else _card(view.up_card),
@@ -57,8 +72,8 @@ def view_json(view, names=None):
         "tricks": list(view.tricks), "points": list(view.points),
         "trick": [{"seat": names[s], **_card(c)} for s, c in view.trick], "trick_no": view.trick_no,
         "flipped": [{"seat": names[s], **_card(c)} for s, c in view.flipped],
-        "winner": [names[s] for s in view.winner], "extra": list(view.extra),
-        "alert": None if view.alert is None else {"kind": view.alert.kind, "text": view.alert.text},
+        "winner": [names[s] for s in view.winner], "extra": [whole(x) for x in view.extra],
+        "alert": None if view.alert is None else {"kind": view.alert.kind, "text": whole(view.alert.text)},
         "menu": None if view.menu is None else {"title": view.menu.title, "items": list(view.menu.items),
                                                 "selected": view.menu.selected},
     }
