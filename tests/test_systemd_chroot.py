@@ -240,6 +240,43 @@ def test_ready_watchdog_sigkill_resume_and_clean_stop(box):
     assert box.actions() == seeded  # resumed exactly: not one action lost or added
 
 
+NOW = """
+import sys, urllib.request
+print(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/api/now", timeout=5).read().decode())
+"""
+
+
+def test_the_web_page_shows_the_daemons_screen_under_systemd(box):
+    """Issue 13 item 3 under a real systemd: the daemon writes each frame's public View to its
+    RuntimeDirectory (/run/card-assistant/screen.json, 0600, its user), the hardened web unit
+    (the same user, ProtectSystem=strict) reads it, so /api/now is the box's own screen; when
+    the daemon stops, systemd removes the folder and the page falls back to the journal."""
+    config = box.exec("cat", "/etc/card-assistant/config.toml").stdout
+    box.exec("sed", "-i", "s/^enabled = false   # true: the card-assistant-web/enabled = true   # true: the card-assistant-web/",
+             "/etc/card-assistant/config.toml")
+    try:
+        box.exec("systemctl", "start", "card-assistant")
+        box.wait(box.ready, "READY=1")
+        box.wait(lambda: box.exec("test", "-f", "/run/card-assistant/screen.json", check=False).returncode == 0,
+                 "the daemon's screen file")
+        assert box.exec("stat", "-c", "%a %U", "/run/card-assistant/screen.json").stdout.strip() == "600 card-assistant"
+        box.exec("systemctl", "start", "card-assistant-web")
+
+        def now():
+            try:
+                return json.loads(in_booted_network(box, NOW, "8029").stdout)
+            except (AssertionError, ValueError):
+                return {}
+        box.wait(lambda: now().get("source") == "box", "the web page showing the daemon's screen")
+        box.exec("systemctl", "stop", "card-assistant")
+        box.wait(lambda: now().get("source") == "journal", "the web page rebuilding from the journal")
+        log = box.exec("journalctl", "--no-pager", "-o", "cat", "_SYSTEMD_UNIT=card-assistant-web.service").stdout
+        assert "Traceback" not in log, log
+    finally:
+        box.exec("systemctl", "stop", "card-assistant-web", "card-assistant", check=False)
+        box.write("/etc/card-assistant/config.toml", config)
+
+
 BOARD_PORT = 8030
 PAGE = """
 import json, sys, urllib.request
