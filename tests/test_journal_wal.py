@@ -113,6 +113,9 @@ def test_fault_1_an_empty_or_missing_file_beside_its_wal_is_recovered_by_the_box
     if how == "emptied":
         assert (state / kept_wal[:-4]).read_bytes() == b""
     assert CountRecord(str(path) + ".count").read() == (1, 7, 7)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    assert db.execute("SELECT count(*) FROM meta WHERE key='last:1'").fetchone()[0] == 1  # the web's time
+    db.close()
     j = Journal(str(path))  # the next start is a normal one
     assert j.resume().problems == [] and aside_files(state) == names
     j.close()
@@ -322,3 +325,24 @@ def test_a_power_cut_while_the_damaged_files_are_set_aside_loses_nothing(tmp_pat
     assert lines(path) == want
     kept = sorted(h for n, h in digests(path.parent).items() if ".damaged-" in n)
     assert kept == sorted(before.values())
+
+
+def test_fault_3_damage_met_while_resuming_is_copied_aside_before_the_connection_closes(tmp_path):
+    """Fault 3 at resume: a page damaged after the box opened the journal (its writing connection
+    open, the latest actions in the -wal). Closing that connection folded the -wal into the
+    damaged file before it was set aside; now the files are copied aside first, as they were."""
+    path, want = power_cut_wal(tmp_path)
+    j = Journal(str(path))
+    db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)  # the file alone
+    [(root,)] = db.execute("SELECT rootpage FROM sqlite_master WHERE name='set_aside'").fetchall()
+    db.close()
+    overwrite(path, (root - 1) * 4096, b"\x07" * 16)
+    before = {n: h for n, h in digests(path.parent).items() if n in ("journal.sqlite3", "journal.sqlite3-wal")}
+    j.db.execute("PRAGMA cache_size=0")  # nothing of the file kept in memory: read it again
+    r = j.resume()
+    j.close()
+    assert "Journal damaged" in r.problems[-1]
+    kept = {n.split(".damaged-")[0] + ("-wal" if n.endswith("-wal") else ""): h
+            for n, h in digests(path.parent).items() if ".damaged-" in n and not n.endswith("-shm")}
+    assert kept == before
+    assert lines(path) == want

@@ -356,7 +356,7 @@ class Journal:
         line = format_action(action, seats)
         rows = self._club("action", self.match_id, self._seq + 1, line)
         # the time of the match's latest action, in the same transaction: when a match finished
-        # (the web page's history); a journal salvaged after damage keeps the actions, not this
+        # (the web page's history); a journal salvaged after damage keeps it where it can be read
         try:
             self._write("INSERT INTO actions (match, seq, line) VALUES (?, ?, ?)",
                         (self.match_id, self._seq + 1, line),

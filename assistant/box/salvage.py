@@ -166,6 +166,7 @@ class Salvaged:
     unreadable: int = 0  # rows that were there but held values the journal never writes
     holes: int = 0  # stretches of pages that could not be read at all
     wal_frames: int = 0  # frames of a damaged -wal read past the damaged stretch
+    meta: dict = field(default_factory=dict)  # the table's settings and each match's last time
 
     @property
     def count(self):
@@ -177,18 +178,18 @@ def salvage(path, every_page=False, page_size=None):
     SQLite row by row, then, where SQLite could not walk a table whole (or always, with
     ``every_page``), from the pages themselves (pagescan) for the rows it could not reach."""
     out = Salvaged()
-    found = {"matches": [], "actions": [], "set_aside": []}
+    found = {"matches": [], "actions": [], "set_aside": [], "meta": []}
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
         try:
             for table, cols in (("matches", "id, game, seats, options, started"),
                                 ("actions", "match, seq, line"),
-                                ("set_aside", "match, seq, line, reason")):
+                                ("set_aside", "match, seq, line, reason"), ("meta", "key, value")):
                 try:
                     found[table], holes = read_rows(db, table, cols)
                 except _READ_ERRORS:
                     holes = 1
-                out.holes += holes
+                out.holes += holes if table != "meta" else 0  # no action is lost with a setting
         finally:
             db.close()
     except sqlite3.Error:
@@ -203,7 +204,7 @@ def salvage(path, every_page=False, page_size=None):
         found["matches"] += [m for m in matches if m[0] not in known]
         have = {(row[0], row[1]) for row in found["actions"]}
         found["actions"] += sorted(a for a in actions if (a[0], a[1]) not in have)
-    for table in ("matches", "actions", "set_aside"):
+    for table in ("matches", "actions", "set_aside", "meta"):
         getattr(_Sorter, table)(out, found[table])
     return out
 
@@ -263,6 +264,15 @@ class _Sorter:
                 out.actions[mid][seq] = line
 
     @staticmethod
+    def meta(out, rows):
+        """Kept: the table's settings (deal scan) and each match's last time (the web page's
+        'finished'), short printable text; the readers of both take any value without harm."""
+        for key, value in rows:
+            if isinstance(key, str) and key.startswith(("setting:", "last:")) and len(key) <= 40 \
+                    and key.isprintable() and isinstance(value, str) and len(value) <= 400 and value.isprintable():
+                out.meta[key] = value
+
+    @staticmethod
     def set_aside(out, rows):
         for mid, seq, line, reason in rows:
             if isinstance(mid, int) and isinstance(seq, int) and isinstance(line, str) \
@@ -278,6 +288,7 @@ def write_recovered(path, found, schema, version):
         db.executescript(schema)
         db.execute("BEGIN")
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(version),))
+        db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(found.meta.items()))
         for mid, (game, seats, options, started) in sorted(found.matches.items()):
             db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
                        (mid, game, json.dumps(list(seats)), json.dumps(options), started))
