@@ -9,10 +9,13 @@ The journal holds hidden information (a face-down trump, scanned hands): it live
 in the service's private state directory (0700, the file 0600) and is never logged
 or shown.
 
-Opening it is the one guard against damage: SQLite's integrity check and a check
-of every row (salvage.py) run at every start; a damaged file is set aside with its
--wal/-shm under a dated name and every row that can still be read is carried into a
-new journal (journal_files.py, salvage.py, pagescan.py). A count record beside it
+Opening it is the one guard against damage: the files are looked at as bytes before
+SQLite opens them (preflight.py, walscan.py: SQLite deletes a -wal beside an empty or
+missing file and drops the frames after a damaged stretch), then SQLite's integrity check
+and a check of every row (salvage.py) run through a read-only connection at every start;
+a damaged file is set aside with its -wal/-shm, as they were, under a dated name and
+every row that can still be read is carried into a new journal (journal_files.py,
+salvage.py, pagescan.py). A count record beside it
 (``journal.sqlite3.count``) tells when the storage lost saved actions. A read-only
 or full card opens the journal read-only; a folder that cannot hold one, or a
 journal locked by another program, is one line naming the path.
