@@ -10,7 +10,7 @@ import pytest
 from assistant.box.daemon import Box
 from assistant.box.journal import Journal, JournalError
 from assistant.box.table import Table
-from assistant.box.table_view import DESKS
+from assistant.box.table_view import DESKS, desk
 from assistant.box.view import Alert
 from assistant.hw.events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived
 from tests.test_table import DECK, Hands, towers_to_play, uid
@@ -139,7 +139,7 @@ def test_the_new_match_menu_lists_the_per_game_modules(tmp_path):
     """Item 5: the games offered are the registry's, the configured one shown first."""
     table = Table(Journal(str(tmp_path / "journal.sqlite3")), DECK, game="twenty-nine")
     v = table.view()
-    assert v.menu.items == tuple(d.TITLE for d in DESKS.values()) == ("Towers", "Twenty-Nine")
+    assert v.menu.items == tuple(desk(g).TITLE for g in DESKS) == ("Towers", "Twenty-Nine")
     assert v.menu.items[v.menu.selected] == "Twenty-Nine"
 
 

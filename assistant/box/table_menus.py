@@ -4,12 +4,14 @@ seats by player tags.
 Each item is a (label, callback) pair; where OK could change something a person did not
 mean, the harmless item comes first ("Close", "No, play on", "Keep scanning"). The
 games, their titles and house-rule labels come from the per-game desk modules
-(:data:`assistant.box.table_view.DESKS`) and the rules' options, never from a list here.
+(:data:`assistant.box.table_view.DESKS`), the engines' titles and the rules' options, never
+from a list here.
 """
+from assistant.rules.match import engine_class
 from assistant.rules.scenario import GAME_OPTIONS, GAMES, Action
 from assistant.box.journal import JournalError
 from assistant.box.modes import MenuMode
-from assistant.box.table_view import DESKS
+from assistant.box.table_view import DESKS, desk
 
 
 def main_menu(table):
@@ -73,7 +75,7 @@ def _toggle_scan(table):
 def game_menu(table):
     """Which game: the one played last (or configured) is shown first."""
     games = list(DESKS)
-    items = tuple((DESKS[g].TITLE, lambda g=g: _chosen(table, g)) for g in games)
+    items = tuple((engine_class(g).title, lambda g=g: _chosen(table, g)) for g in games)
     sel = games.index(table.default_game) if table.default_game in games else 0
     table.menu = MenuMode("New match", items, sel)
 
@@ -87,7 +89,7 @@ def _chosen(table, game):
 
 def options_menu(table, game, options, sel=0):
     """The house rules for the new match: OK on a rule switches it, then Start."""
-    d = DESKS[game]
+    d = desk(game)
     items = [(f"Start {d.TITLE}", lambda: table.new_match(game, options))]
     for i, (key, values) in enumerate(GAME_OPTIONS[game].items(), 1):
         value = str(options.get(key, values[0]))

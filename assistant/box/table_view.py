@@ -7,21 +7,29 @@ picks the module for a match. Only public information goes into the View: the
 face-down trump is "hidden", scans appear as counts, the towers discard is never
 named. A prompt is one or more lines joined by newlines, each drawn unbroken.
 """
+import importlib
+
 from assistant.rules.cards import card_label
-from assistant.box import table_towers, table_twentynine
+from assistant.rules.scenario import GAMES
 from assistant.box.players import short_name
 from assistant.box.view import Alert, Menu, View
 
 HIDDEN_KINDS = {"trump": "the trump card", "discard": "the discard", "hand": "a scanned hand"}
 
-# game -> its per-game table module, in the order the new-match menu offers them; each has
-# the same names (GAME, TITLE, SEATS, tap, choices, fields, outcome_lines, scan_target ...)
-DESKS = {d.GAME: d for d in (table_towers, table_twentynine)}
+# game -> its per-game table module, in the order the new-match menu offers them (as the rules'
+# match.ENGINES names each engine); each module has the same names (GAME, TITLE, SEATS, RULES, tap,
+# choices, menu_items, fields, outcome_lines, scan_target ...). Imported when a match first needs
+# one, so that a box starts without the game it does not play.
+DESKS = {"towers": "assistant.box.table_towers", "twenty-nine": "assistant.box.table_twentynine"}
+_LOADED = {}
 
 
 def desk(game):
     """The per-game table module for ``game``."""
-    return DESKS[game]
+    d = _LOADED.get(game)
+    if d is None:
+        d = _LOADED[game] = importlib.import_module(DESKS[game])
+    return d
 
 
 def hand_open(engine):
@@ -98,7 +106,7 @@ def build_view(table):
     if table.menu is not None:
         title, items, sel = table.menu
         game = m.game if m is not None else table.default_game
-        seats = m.seats if m is not None else tuple(f"P{i + 1}" for i in range(desk(game).SEATS))
+        seats = m.seats if m is not None else tuple(f"P{i + 1}" for i in range(GAMES[game]))
         return View(game=game, seats=seats, phase="menu", alert=alert,
                     menu=Menu(title, tuple(label for label, _ in items), sel), **under_menu(table))
     fields = desk(m.game).fields(table)
