@@ -7,8 +7,9 @@ a lock that stops the daemon.
 """
 import json
 import os
+import sqlite3
 
-from assistant.box.journal import Journal, JournalError, JournalNeedsRepair
+from assistant.box.journal import Journal, JournalError, JournalNeedsRepair, JournalTooNew
 from assistant.box.stats import IN_PLAY, replay_match
 
 
@@ -20,6 +21,7 @@ class History:
         self._cache = {}  # id -> (rows, latest, MatchRecord)
         self.latest = (None, 0)  # the latest match and its rows, as the last records() found them
         self.problem = None  # one line for the page while the journal needs the box's repair
+        self.unreadable = None  # why the journal that is there could not be read just now, or None
 
     def _signature(self):
         try:
@@ -46,17 +48,29 @@ class History:
         return self._journal.db
 
     def records(self):
-        """Every match of the journal, oldest first; [] while there is no journal."""
+        """Every match of the journal, oldest first; [] while there is no journal, or when the one
+        there cannot be read (``unreadable`` then says why)."""
+        self.unreadable = None
+        try:
+            return self._records()
+        except sqlite3.Error:
+            self.close()  # a journal replaced under us (recovered by the daemon): open it anew
+        try:
+            return self._records()
+        except sqlite3.Error as e:  # a damaged page: the box repairs it at its next start
+            self.close()
+            self.unreadable = f"{self.path}: {e}"
+            return []
+
+    def _records(self):
         try:
             db = self._db()
             matches = db.execute("SELECT id, game, seats, options, started FROM matches ORDER BY id").fetchall()
             counts = dict(db.execute("SELECT match, count(*) FROM actions GROUP BY match"))
             aside = dict(db.execute("SELECT match, count(*) FROM set_aside GROUP BY match"))
             last = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'last:%'"))
-        except JournalError:
-            return []
-        except Exception:
-            self.close()  # a journal replaced under us (recovered by the daemon): open it anew
+        except JournalError as e:
+            self._cannot_open(e)
             return []
         latest = matches[-1][0] if matches else None
         self.latest = (latest, counts.get(latest, 0))
@@ -84,8 +98,14 @@ class History:
         """The read-only Journal (for its settings), or None before there is one."""
         return self._journal
 
+    def _cannot_open(self, e):
+        there = os.path.exists(self.path) or os.path.exists(self.path + "-wal")
+        if there and not isinstance(e, JournalTooNew):
+            self.unreadable = str(e)
+
     def scenario_lines(self, mid):
-        """``(game, seats, options, lines)`` of one match, or None."""
+        """``(game, seats, options, lines)`` of one match, or None (``unreadable`` says if damaged)."""
+        self.unreadable = None
         try:
             db = self._db()
             row = db.execute("SELECT game, seats, options FROM matches WHERE id=?", (mid,)).fetchone()
@@ -93,7 +113,12 @@ class History:
                 return None
             lines = [line for (line,) in db.execute(
                 "SELECT line FROM actions WHERE match=? ORDER BY seq", (mid,))]
-        except JournalError:
+        except JournalError as e:
+            self._cannot_open(e)
+            return None
+        except sqlite3.Error as e:
+            self.close()
+            self.unreadable = f"{self.path}: {e}"
             return None
         return row[0], tuple(json.loads(row[1])), json.loads(row[2]), lines
 

@@ -11,6 +11,7 @@ results only, and the scenario of the match in play (which holds the face-down t
 discard and scanned hands) is refused until the match is over.
 """
 import json
+import logging
 import re
 import zlib
 import sys
@@ -24,10 +25,13 @@ from assistant.rules.shared import Refused
 from assistant.rules.scenario import ScenarioError, parse_action
 from assistant.box.stats import IN_PLAY, standings, wins_over_time
 from assistant.web import pages
+from assistant.repeated import Repeated
 from assistant.web.history import History
 from assistant.box.screen_file import read_screen, runtime_dir, view_json
 from assistant.web.now import view_of
 
+log = logging.getLogger("card-assistant.web")
+UNREADABLE = "The journal cannot be read now; the box repairs it at its next start."
 STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; charset=utf-8"}
 MAX_LINE = 2048  # a request line longer than this is refused (414)
 HEADERS = {
@@ -48,11 +52,23 @@ class Site:
         self.runtime = runtime or runtime_dir(state_dir)  # where the daemon writes its screen
         self.lock = threading.Lock()
         self._now = (None, None)  # (version, answer)
+        self.trouble = Repeated(log)  # a damaged journal: one line when it starts, one when it reads again
         self.static = {name: files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
 
     def records(self):
         with self.lock:
-            return self.history.records()
+            return self._read(self.history.records)
+
+    def _read(self, read, *args):
+        """``read(*args)`` from the journal; a damaged journal is logged when it starts and ends."""
+        out = read(*args)
+        if self.history.unreadable:
+            self.trouble.happened("journal", f"card-assistant web: the journal cannot be read "
+                                             f"({self.history.unreadable}); the pages say so until the box "
+                                             f"repairs it at its next start")
+        else:
+            self.trouble.ended("journal", "card-assistant web: the journal can be read again")
+        return out
 
     def record(self, mid):
         return next((r for r in self.records() if r.id == mid), None)
@@ -62,7 +78,7 @@ class Site:
         match at its latest row (``source``: "box"), else the table rebuilt from the journal
         ("journal"), or a message when there is neither."""
         with self.lock:
-            recs = self.history.records()
+            recs = self._read(self.history.records)
             latest = self.history.latest
             shown = read_screen(self.runtime)
             rec = recs[-1] if recs and recs[-1].id == latest[0] else None
@@ -76,7 +92,7 @@ class Site:
             version = f"{rec.id}:{rec.actions}:{len(rec.hands)}:{rec.state}"
             if self._now[0] == version:
                 return self._now[1]
-            found = self.history.scenario_lines(rec.id)
+            found = self._read(self.history.scenario_lines, rec.id)
             view = view_of(rec, found[3], self.history.journal) if found else None
             answer = {"id": rec.id, "version": version, "state": rec.state, "source": "journal",
                       "view": None if view is None else view_json(view, rec.seats),
@@ -89,7 +105,7 @@ class Site:
         if rec.state == IN_PLAY:
             return None
         with self.lock:
-            game, seats, options, lines = self.history.scenario_lines(rec.id)
+            game, seats, options, lines = self._read(self.history.scenario_lines, rec.id)
         match = Match(game, seats, options)
         for n, line in enumerate(lines, 1):
             try:
@@ -172,6 +188,8 @@ class Handler(BaseHTTPRequestHandler):
                     status, kind, body, extra = getattr(self, name)(*m.groups())
                 except Exception:  # never a traceback to a browser; the page says it plainly
                     status, kind, body, extra = 500, "text/plain; charset=utf-8", b"the box could not make this page\n", {}
+                if name != "static_file" and self.site.history.unreadable:  # damaged: said on every page
+                    status, kind, body, extra = self._unreadable(name)
                 return self._send(status, kind, body, head, extra)
         return self._send(404, "text/plain; charset=utf-8", b"no such page\n", head)
 
@@ -184,6 +202,17 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if not head:
             self.wfile.write(body)
+
+    def _unreadable(self, name):
+        now = {"id": None, "version": "unreadable", "state": None, "source": None, "view": None,
+               "message": UNREADABLE}
+        if name == "api_now":  # now.js shows the message and keeps asking
+            return self._json(now, 503)
+        if name.startswith("api_"):
+            return self._json({"error": UNREADABLE}, 503)
+        if name == "now_page":
+            return self._html(pages.now_page(now), 503)
+        return self._html(pages.page("Journal", None, f'<p class="quiet">{UNREADABLE}</p>'), 503)
 
     # --- the routes: each returns (status, content type, bytes, extra headers)
     @staticmethod
@@ -245,6 +274,13 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 16
+
+    def handle_error(self, request, client_address):
+        """A client that went away (a closed tab, lost Wi-Fi) is no fault: one debug line, no traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            log.debug("client %s went away: %s", client_address[0], sys.exc_info()[1])
+            return
+        super().handle_error(request, client_address)
 
 
 def make_server(state_dir, host="127.0.0.1", port=8029, runtime=None):
