@@ -94,7 +94,10 @@ def web(rest):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: stop the page too
     state = private_folder(ROOT / ".play")
     exe = str(BIN / "card-assistant")
-    server = subprocess.Popen([exe, "web", "--state-dir", str(state), *(rest or ["--port", "8029"])])
+    server = subprocess.Popen([exe, "web", "--state-dir", str(state), *(rest or ["--port", "8029"])],
+                              stderr=subprocess.PIPE, text=True, bufsize=1)
+    if not serving(server):  # the port is taken, a bad argument: said in its line, and stop
+        sys.exit(server.wait() or 1)
     try:
         players = ["--player", "Ann", "--player", "Bob", "--player", "Cleo", "--player", "Dev"]
         for game, matches, seed, pace in (("towers", 2, 1, 0), ("twenty-nine", 1, 1, 0),
@@ -111,6 +114,23 @@ def web(rest):
     finally:
         server.terminate()
         server.wait()
+
+
+def serving(server):
+    """Pass the page's own lines on to our stderr; True once it says it is serving, False if it
+    ended first (its line said why)."""
+    import threading
+    for line in server.stderr:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+        if ": serving http" in line:
+            def copy():
+                for rest in server.stderr:
+                    sys.stderr.write(rest)
+                    sys.stderr.flush()
+            threading.Thread(target=copy, daemon=True).start()
+            return True
+    return False
 
 
 MOSQUITTO = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto_passwd")

@@ -157,3 +157,28 @@ def test_leaving_the_menu_clears_its_finish_the_menu_first_alert(tmp_path):
         assert sim.box.view.alert is None
     finally:
         sim.stop()
+
+
+def test_dev_py_web_stops_at_once_when_its_port_is_taken(tmp_path, monkeypatch, capsys):
+    """Harden item 4 (outside tester): `python3 dev.py web` with its port taken said "cannot
+    listen on 127.0.0.1:8029 (Address already in use)", played all the bots anyway, said "The bots
+    are done; the page stays up" and exited 0. Now it stops at once, with that line, non-zero."""
+    import socket
+    dev = load_dev()
+    monkeypatch.setattr(dev, "ROOT", tmp_path)
+    monkeypatch.setattr(dev, "BIN", Path(sys.executable).parent)
+    played = []
+    monkeypatch.setattr(dev, "sh", lambda *cmd, **kw: played.append(cmd))
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            dev.web(["--port", str(port)])
+    finally:
+        taken.close()
+    assert exit_.value.code not in (0, None) and played == []
+    out, err = capsys.readouterr()
+    assert f"cannot listen on 127.0.0.1:{port} (Address already in use)" in err
+    assert "bots are done" not in out + err
