@@ -80,6 +80,35 @@ def version():
         return "unknown (not installed)"
 
 
+class OutputError(Exception):
+    """Standard output cannot be written (a full disk, a quota, a lost terminal): not a bug."""
+
+
+class _Output:
+    """Standard output, whose write errors say that it is standard output that failed."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+    def write(self, text):
+        return self._do(self.stream.write, text)
+
+    def flush(self):
+        return self._do(self.stream.flush)
+
+    @staticmethod
+    def _do(act, *args):
+        try:
+            return act(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(e.strerror or type(e).__name__) from None
+
+
 def _quiet_stdout():
     """The reader of standard output went away (``| head``): stop writing to it, silently."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -102,11 +131,19 @@ def _plain_terminal():
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     _plain_terminal()
+    stdout = sys.stdout
+    sys.stdout = _Output(stdout)
     try:
         return _dispatch(argv)
     except BrokenPipeError:
         _quiet_stdout()
         return 141  # as a shell reports a program ended by SIGPIPE
+    except OutputError as e:  # `> /dev/full`: said in one line, not called a bug
+        _quiet_stdout()
+        name = argv[0] if argv and argv[0] in COMMANDS else ""
+        print(f"card-assistant{' ' + name if name else ''}: standard output cannot be written ({e})",
+              file=sys.stderr)
+        return 74  # EX_IOERR
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
@@ -117,6 +154,8 @@ def main(argv=None):
         print(f"card-assistant{' ' + name if name else ''}: internal error ({type(e).__name__}); "
               f"rerun with CARD_ASSISTANT_DEBUG=1 for the details and report it", file=sys.stderr)
         return 70  # EX_SOFTWARE
+    finally:
+        sys.stdout = stdout
 
 
 def _dispatch(argv):

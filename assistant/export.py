@@ -6,7 +6,6 @@ while the box is running and never changes a byte of the journal. OUT is a file 
 standard output); with ``--all`` it is a folder that gets one ``match-N.scn`` per match. A match
 in progress holds the face-down trump and any scanned hands: the file says so at its top.
 """
-import argparse
 import os
 import sys
 import time
@@ -15,7 +14,8 @@ WARNING = "holds the hidden cards too (a face-down trump, scanned hands): share 
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog="card-assistant export", description=__doc__.split("\n\n")[0])
+    from assistant.cli import argument_parser
+    parser = argument_parser("card-assistant export", description=__doc__.split("\n\n")[0])
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--match", type=int, metavar="N", help="the match numbered N (default: the latest)")
     which.add_argument("--all", action="store_true", help="every match, one file each, into the folder OUT")
@@ -83,6 +83,8 @@ def _scenario(journal, mid):
 
 
 def _write_all(journal, ids, folder):
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ExportError(f"{folder} is not a folder (with --all, OUT is a folder: one file per match)")
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as e:

@@ -309,3 +309,37 @@ def test_enroll_verify_of_a_binary_deck_says_it_is_not_text(tmp_path):
     line = refused("enroll", deck, "--verify", "--port", tmp_path / "none",
                    words="deck.txt is not a text file (not UTF-8)")
     assert "codec" not in line
+
+
+# -- the outside tester's report (harden item 5) ------------------------------------------------
+
+@pytest.mark.parametrize("args", [["replay", EXAMPLE, "--json"], ["replay", EXAMPLE], ["--version"],
+                                  ["replay", EXAMPLE, "--export", "-"]])
+def test_a_full_disk_on_standard_output_is_said_in_one_line_not_called_a_bug(args):
+    """Fault: `card-assistant replay ok.scn --json > /dev/full` said "internal error (OSError);
+    rerun with CARD_ASSISTANT_DEBUG=1 ... and report it", status 70. A full disk is no bug: one
+    line saying standard output cannot be written, and why."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "wb") as full:
+        out = run(*args, stdout=full)
+    err = out.stderr.decode()
+    assert out.returncode == 74 and err.count("\n") == 1, err
+    assert err.endswith("standard output cannot be written (No space left on device)\n"), err
+    with open("/dev/full", "wb") as full:  # the developer's switch does not make it a bug either
+        assert run(*args, stdout=full, env={"CARD_ASSISTANT_DEBUG": "1"}).stderr.decode() == err
+
+
+def test_export_all_onto_a_file_says_it_is_not_a_folder(tmp_path):
+    """Fault: `export --all --state-dir S /dev/full` said "cannot make the folder (File exists)"."""
+    from journal_faults import fill
+    fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 3),))
+    (tmp_path / "afile").write_text("x\n")
+    for out in (tmp_path / "afile", "/dev/full"):
+        refused("export", "--all", "--state-dir", tmp_path, out, words=f"{out} is not a folder")
+
+
+def test_export_with_a_bad_argument_is_one_line_like_the_other_commands(tmp_path):
+    """Fault: `export --match abc` printed the whole usage text, then the error."""
+    refused("export", "--match", "abc", tmp_path / "x.scn",
+            words="card-assistant export: error: argument --match: invalid int value: 'abc' (see card-assistant export --help)")
