@@ -343,3 +343,16 @@ def test_export_with_a_bad_argument_is_one_line_like_the_other_commands(tmp_path
     """Fault: `export --match abc` printed the whole usage text, then the error."""
     refused("export", "--match", "abc", tmp_path / "x.scn",
             words="card-assistant export: error: argument --match: invalid int value: 'abc' (see card-assistant export --help)")
+
+
+def test_a_seat_name_longer_than_the_format_allows_is_refused_with_its_line(tmp_path):
+    """Harden item 7 (outside tester): `replay` took a 100,000-character seat name. The scenario
+    format bounds a seat name at 32 characters (the journal keeps no longer one; a player's name
+    is at most 12); a longer one is refused with its line number."""
+    path = tmp_path / "long.scn"
+    path.write_text("game towers\nseats " + "A" * 100_000 + " Bob\nflip 9H\n")
+    line = refused("replay", path, words="line 2: seat name 'AAAAAAAAAAAAAAAAAAAA'... is 100000 characters "
+                                         "long: at most 32")
+    assert len(line) < 200
+    path.write_text("game towers\nseats " + "A" * 32 + " Bob\nflip 9H\n")
+    assert run("replay", path).returncode == 0

@@ -182,3 +182,53 @@ def test_dev_py_web_stops_at_once_when_its_port_is_taken(tmp_path, monkeypatch, 
     out, err = capsys.readouterr()
     assert f"cannot listen on 127.0.0.1:{port} (Address already in use)" in err
     assert "bots are done" not in out + err
+
+
+def test_a_match_of_either_game_begun_from_the_menu_has_its_seats_pads(tmp_path):
+    """Harden item 6 (outside tester): a Twenty-Nine match begun from the menu of a sim started
+    for towers had only pads 1-3 ("there is no pad 4" when tapping for P4). The sim's default pads
+    are now four seats' pads, as on a four-pad box: each Twenty-Nine seat taps its own, and in
+    towers the pads of P3 and P4 act as the centre."""
+    from assistant.rules.cards import parse_card
+    from assistant.sim.simulator import parse_args
+    args = parse_args(["--state-dir", str(tmp_path)])  # started for towers
+    assert args.game == "towers"
+    sim = SimBox(tmp_path, args.game, args.pads).start()
+    try:
+        start_match(sim, "twenty-nine")
+        sim.tap(3, parse_card("9H"))  # on pad 4
+        assert [a.kind for a in sim.table.match.actions] == ["flip"]
+        for game in ("towers", "twenty-nine"):
+            assert run_bots(sim, game, 1, 3, 0.05, out=lambda _: None) == 0
+            assert sim.table.match.game == game and sim.table.match.engine.phase == "over"
+    finally:
+        sim.stop()
+
+
+def test_a_sim_on_a_temporary_folder_says_where_its_journal_is(tmp_path):
+    """Harden item 6 (outside tester): `python3 dev.py run sim` without --state-dir kept its journal
+    in a temporary folder and said so nowhere, so quitting and starting again began a fresh match.
+    One line at the start says where it is and how to keep it."""
+    import os
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", "sim"], input="q\n", capture_output=True,
+                         text=True, timeout=120, cwd=ROOT, env=env)
+    assert got.returncode == 0, got.stderr
+    folder = next(tmp_path.glob("card-assistant-sim-*"))
+    assert (f"card-assistant sim: the journal is in {folder}, a new temporary folder; to keep the match "
+            f"and resume it after quitting, start with --state-dir FOLDER") in got.stdout.splitlines()
+    assert (folder / "journal.sqlite3").exists()
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(folder)],
+                         input="q\n", capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+    assert got.returncode == 0 and "the journal is in" not in got.stdout
+
+
+def test_a_house_rule_given_twice_to_the_sim_is_refused(capsys):
+    """Harden item 7 (outside tester): `sim --option pair=on --option pair=off` was taken silently
+    (the last won), where a scenario refuses a second 'option' line for one key."""
+    from assistant.sim.simulator import parse_args
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["--game", "twenty-nine", "--option", "pair=on", "--option", "pair=off"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--option pair is given twice (on and off)" in err, err

@@ -19,6 +19,7 @@ from assistant.rules.towers import OPTIONS as TOWERS_OPTIONS
 from assistant.rules.twentynine import OPTIONS as TWENTY_NINE_OPTIONS
 
 GAMES = {"towers": 2, "twenty-nine": 4}
+MAX_SEAT_NAME = 32  # characters; a player's name is at most 12 (box/players.py)
 OPTIONS = TWENTY_NINE_OPTIONS  # the rules own their options; the format names them
 GAME_OPTIONS = {"towers": TOWERS_OPTIONS, "twenty-nine": TWENTY_NINE_OPTIONS}
 
@@ -131,6 +132,9 @@ def _read_seats(names, game, lineno):
     if len(set(lowered)) != n:
         raise ScenarioError(lineno, "two seats have the same name")
     for i, name in enumerate(names):
+        if len(name) > MAX_SEAT_NAME:  # the journal keeps no longer one (box/salvage.py)
+            raise ScenarioError(lineno, f"seat name {name[:20]!r}... is {len(name)} characters long: "
+                                        f"at most {MAX_SEAT_NAME}")
         if not name.isprintable():
             raise ScenarioError(lineno, f"seat name {name!r} holds a control character")
         other_p = seat_index(name, tuple(f"P{k + 1}" for k in range(4)))

@@ -44,7 +44,11 @@ def pad_for(table, seat):
     role = f"P{seat + 1}" if seat is not None else "centre"
     if role in pads:
         return pads.index(role)
-    return pads.index("centre") if "centre" in pads else 0
+    if "centre" in pads:
+        return pads.index("centre")
+    seats = len(table.match.seats) if table.match is not None else 4
+    spare = [i for i, r in enumerate(pads) if r != "centre" and int(r[1:]) > seats]  # acts as the centre
+    return spare[0] if spare else 0
 
 
 def _navigate(sim, count, current, target):

@@ -189,7 +189,10 @@ class SimBox:
 
 
 PAD_ROLES = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4", "centre")}
-DEFAULT_PADS = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4")}
+# four seats' pads fit a match of either game begun from the menu, as on a four-pad box: in towers
+# the pads of P3 and P4 act as the centre (the up-card goes on one of them)
+FOUR_SEATS = ("P1", "P2", "P3", "P4")
+DEFAULT_PADS = {"towers": FOUR_SEATS, "twenty-nine": FOUR_SEATS}
 
 
 def parse_args(argv):
@@ -208,8 +211,8 @@ def parse_args(argv):
     p.add_argument("--frames", metavar="DIR", help="save every displayed frame as PNG")
     p.add_argument("--state-dir", help="journal and deck (default: a new temporary directory)")
     p.add_argument("--pads", default=None,
-                   help="pad roles in the reader's pad order, e.g. P1,P2,centre (default: "
-                        "P1,P2,centre for towers, P1,P2,P3,P4 for Twenty-Nine)")
+                   help="pad roles in the reader's pad order, e.g. P1,P2,centre (default: P1,P2,P3,P4, "
+                        "which fits a match of either game begun from the menu)")
     p.add_argument("--deal-scan", action="store_true", help="players scan their hands before play")
     p.add_argument("--player", action="append", default=[], metavar="NAME",
                    help="a player with a tag (repeat it); at the keyboard type the name to tap the tag")
@@ -248,7 +251,7 @@ def parse_args(argv):
         args.pads = DEFAULT_PADS[args.game]
     else:
         pads = tuple(x.strip() for x in args.pads.split(","))
-        wrong = [x for x in pads if x not in roles]
+        wrong = [] if sorted(pads) == list(FOUR_SEATS) else [x for x in pads if x not in roles]
         if wrong or not 1 <= len(pads) <= 4 or len(set(pads)) != len(pads):
             p.error(f"--pads {args.pads!r} does not fit {args.game}: name 1 to 4 different pads "
                     f"of {', '.join(roles)}, separated by commas")
@@ -268,6 +271,8 @@ def parse_args(argv):
             p.error(f"unknown house rule {key!r} (known: {', '.join(GAME_OPTIONS)})")
         if value not in [str(v) for v in allowed]:
             p.error(f"{key} takes {' or '.join(map(str, allowed))}, not {value!r}")
+        if key in options:  # as a scenario refuses a second 'option' line for one key
+            p.error(f"--option {key} is given twice ({options[key]} and {value}): give each house rule once")
         options[key] = int(value) if value.isdigit() else value
     args.options = options
     from assistant.box.players import PlayersError, check_name
@@ -326,6 +331,9 @@ def main(argv):
     try:
         sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan,
                      args.player).start()
+        if args.state_dir is None:  # quit and start again: a fresh journal, unless it is named
+            print(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
+                  f"the match and resume it after quitting, start with --state-dir FOLDER")
     except (RuntimeError, OSError) as e:
         print(f"card-assistant sim: {e}", file=sys.stderr)
         return 1
@@ -410,7 +418,8 @@ def interactive(sim):
                 print(f"  {str(err)[:160]}")  # a pasted screenful is not echoed back whole
                 continue
             if not 0 <= pad < len(sim.table.pads):
-                print(f"  there is no pad {pad + 1}")
+                print(f"  there is no pad {pad + 1} (pads: {', '.join(sim.table.pads)}; a seat without "
+                      f"its own pad taps on the centre)")
                 continue
             sim.tap(pad, card)
             print(f"  tapped {card_name(card)} on pad {pad + 1}")
