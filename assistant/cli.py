@@ -94,15 +94,16 @@ class _Output:
         return getattr(self.stream, name)
 
     def write(self, text):
-        return self._do(self.stream.write, text)
+        return self._do("write", text)
 
     def flush(self):
-        return self._do(self.stream.flush)
+        return self._do("flush")
 
-    @staticmethod
-    def _do(act, *args):
+    def _do(self, act, *args):
+        if self.stream is None:  # started with standard output closed (`>&-`)
+            raise OutputError("it is closed")
         try:
-            return act(*args)
+            return getattr(self.stream, act)(*args)
         except BrokenPipeError:
             raise
         except OSError as e:
@@ -112,8 +113,9 @@ class _Output:
 def _quiet_stdout():
     """The reader of standard output went away (``| head``): stop writing to it, silently."""
     devnull = os.open(os.devnull, os.O_WRONLY)
+    stream = getattr(sys.stdout, "stream", sys.stdout)  # under main(): the stream _Output wraps
     try:
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, 1 if stream is None else stream.fileno())
     except (OSError, ValueError):
         pass
     finally:

@@ -330,6 +330,16 @@ def test_a_full_disk_on_standard_output_is_said_in_one_line_not_called_a_bug(arg
         assert run(*args, stdout=full, env={"CARD_ASSISTANT_DEBUG": "1"}).stderr.decode() == err
 
 
+def test_a_closed_standard_output_is_said_in_one_line():
+    """Harden item 5, the same fault another way: started with standard output closed (`>&-`),
+    `card-assistant --version` said "internal error (AttributeError) ... report it"."""
+    out = subprocess.run([sys.executable, "-m", "assistant.cli", "--version"], cwd=ROOT, capture_output=False,
+                         stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1), timeout=120,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert out.returncode == 74
+    assert out.stderr.decode() == "card-assistant: standard output cannot be written (it is closed)\n"
+
+
 def test_export_all_onto_a_file_says_it_is_not_a_folder(tmp_path):
     """Fault: `export --all --state-dir S /dev/full` said "cannot make the folder (File exists)"."""
     from journal_faults import fill
