@@ -259,7 +259,7 @@ def test_a_garbage_or_reboot_storm_on_the_serial_line_writes_a_bounded_log(start
     assert [line for line in lines if "refused" in line] == [
         "WARNING assistant.hw.reader: reader line refused (no checksum), 1 bytes (logged once until it ends)"]
     assert [line for line in lines if "restarted" in line] == [
-        "WARNING assistant.hw.reader: reader firmware restarted (boot 0001) (logged once until it ends)"]
+        f"WARNING assistant.hw.reader: reader firmware restarted (boot {boots[0]}) (logged once until it ends)"]
     assert len(lines) < 20, lines
 
 
