@@ -66,6 +66,19 @@ def test_n4_hidden_trump_never_named():
     assert "7C" not in msg and "not in P2's hand" in msg
 
 
+def test_n4_n7_the_face_down_card_is_asked_of_the_engine_not_read_from_its_privates():
+    """N4, N7 (issue 11): the table, the bots and the club ask the engine; the trump card is public
+    only once it is revealed (revealed_trump_card), compared while hidden (is_trump_card)."""
+    m = replay(AUC1, "JH 7C")
+    e = m.engine
+    assert e.revealed_trump_card() is None
+    assert e.is_trump_card(parse_card("7D")) and not e.is_trump_card(parse_card("JH"))
+    assert e.hidden_trump_card() == parse_card("7D")
+    m = replay("flip JS", " ".join(DEAL2.split()[:-2]))   # trump revealed at the eighth trick
+    assert m.engine.revealed_trump_card() == parse_card("7H")
+    assert Match("towers").engine.revealed_trump_card() is None
+
+
 def test_n4_trump_stays_hidden_after_a_round_ends_uncalled():
     """N4/N11: a round ended by a claim before any call keeps trump "hidden" in the state."""
     m = replay(AUC1, "JH 7C 8S 8H 9H 8C 7H QH", "claim")

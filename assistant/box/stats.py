@@ -142,11 +142,11 @@ _FEATURES = {}
 
 def features(game):
     """What the game's engine has to count: ``for_two`` (declaring for 2) and ``bid`` (an
-    auction), asked of a new engine once per game."""
+    auction), as the game's engine class says (``has_for_two``, ``has_auction``)."""
     if game not in _FEATURES:
         from assistant.rules.match import engine_class
-        engine = engine_class(game)()
-        _FEATURES[game] = {k for k in ("for_two", "bid") if hasattr(engine, k)}
+        engine = engine_class(game)
+        _FEATURES[game] = {k for k, has in (("for_two", engine.has_for_two), ("bid", engine.has_auction)) if has}
     return _FEATURES[game]
 
 

@@ -75,7 +75,7 @@ def scan_problem(table, seat, c):
     for other in range(SEATS):
         if other != seat and e.known[other] & bit:
             return f"That card is known to be in {names[other]}'s hand"
-    if c == e._trump_card:  # compared here only: the words never say which card it is
+    if e.is_trump_card(c):  # compared here only: the words never say which card it is
         if seat == e.bidder:
             return f"That card is already counted: {names[seat]}'s trump card completes the hand"
         return f"That card cannot be in {names[seat]}'s hand: scan only the cards you hold"
@@ -84,7 +84,7 @@ def scan_problem(table, seat, c):
 
 def hand_with_hidden(e, seat, cards):
     """The hand line for a scan: the bidder's face-down card completes their eight (N4)."""
-    return tuple(cards) + ((e._trump_card,) if seat == e.bidder else ())
+    return tuple(cards) + ((e.hidden_trump_card(),) if seat == e.bidder else ())
 
 
 def centre_tap_words(e, seats):
@@ -109,7 +109,7 @@ def tap(table, pad_seat, c):
     elif e.phase == "play":
         if not table.in_turn(e, pad_seat):
             return
-        if c == e._trump_card and not e.revealed:  # refused in words that do not hint at trump
+        if e.is_trump_card(c) and not e.revealed:  # refused in words that do not hint at trump
             table.alert_refused(hidden_play_refusal(names[e.to_act]), "hidden-card")
             return
         table.apply(Action("play", cards=(c,)))

@@ -40,8 +40,9 @@ class SimTable(threading.Thread):
         from assistant.box.table import Table
         from assistant.club.public import ClubOutbox
         from assistant.club.publisher import Publisher
+        from assistant.rules.scenario import GAMES
         self.name_ = f"t{index + 1}"
-        self.game = "towers" if index % 2 == 0 else "twenty-nine"
+        self.game = tuple(GAMES)[index % len(GAMES)]  # the club plays every game, table by table
         self.journal = Journal(str(Path(folder) / self.name_ / "journal.sqlite3"))
         self.journal.outbox = ClubOutbox(club, self.name_, self.journal)
         self.table = Table(self.journal, {}, game=self.game)

@@ -132,7 +132,7 @@ def start_event(game, seats, options, started):
 def action_event(match, line, seq):
     """Apply the journal's ``line`` to ``match`` (the box's mirror) and describe it publicly."""
     e = match.engine
-    was_revealed = getattr(e, "revealed", False)
+    was_revealed = e.revealed_trump_card() is not None
     before = (e.hand_no, list(e.score), e.phase)
     action = parse_action(line.split(), match.game, match.seats, seq)
     match.apply(action)
@@ -140,8 +140,8 @@ def action_event(match, line, seq):
     event = {"kind": "action", "line": public_line(action, match.seats), "hand": e.hand_no}
     if action.kind in HIDDEN:
         event["hidden"] = True
-    if getattr(e, "revealed", False) and not was_revealed:
-        event["revealed"] = card_name(e._trump_card)  # face up now: public from this action on
+    if e.revealed_trump_card() is not None and not was_revealed:  # face up now: public from here on
+        event["revealed"] = card_name(e.revealed_trump_card())
     state = match.state()
     if (e.hand_no, list(e.score), e.phase) != before:
         event["score"] = list(state["score"])  # the box's own count: the board recomputes it

@@ -276,6 +276,11 @@ class Rules(Game):
 
     # -- reading the state --------------------------------------------------------------
 
+    def revealed_trump_card(self):
+        """The card set aside as trump once it is face up (public from then on); None while it is
+        hidden, and in a game without one."""
+        return None
+
     def _reneges_state(self):
         """The proven reneges of the match, as ``state()`` gives them (scenario format)."""
         names = self.seats

@@ -149,7 +149,7 @@ class TwentyNineBot:
             return Action("finish")
         seat = engine.to_act
         hand = self.dealt[seat] & ~engine.played
-        tc = engine._trump_card
+        tc = engine.hidden_trump_card()
         if seat == engine.bidder and not engine.revealed:
             hand &= ~BIT[tc]
         if engine.pair_on and engine.revealed and engine.pair_seat is None:

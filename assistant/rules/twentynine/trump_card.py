@@ -9,6 +9,18 @@ class TrumpCard:
     """The face-down trump card (N4), the call (N5) and the reveal (N5, N7)."""
     __slots__ = ()
 
+    def revealed_trump_card(self):
+        return self._trump_card if self.revealed else None
+
+    def is_trump_card(self, c):
+        """Whether ``c`` is the card set aside as trump: compared only, never shown while hidden."""
+        return self._trump_card is not None and c == self._trump_card
+
+    def hidden_trump_card(self):
+        """The face-down card itself, for the bidder's own hand line (the journal, where hidden
+        cards live) and the bidder's bot: never for a screen, a page or a message."""
+        return self._trump_card
+
     def _do_seventh(self, a):
         self._expect(TRUMP_CARD, what="calling the seventh card")
         self._actor(a)
