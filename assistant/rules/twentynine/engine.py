@@ -166,21 +166,27 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
             if not self.seventh:
                 out.append(Action("seventh"))
             out += self._card_actions("trump", self._check_trump, s, range(32))
+            out += self._doubles()
         elif p == PLAY:
             if not self.revealed and self.trick and not self.known[s] & SUIT_MASK[self.trick[0][1] >> 3]:
                 out.append(Action("call"))
             out += self._card_actions("play", self._check_play, s, range(32))
             if self.can_finish():
                 out.append(Action("finish"))
-            if self.double_on and not self.trick_no and not self.trick and self.multiplier < 4:
-                kind, side = (("double", 1 - SIDE_OF[self.bidder]) if self.multiplier == 1
-                              else ("redouble", SIDE_OF[self.bidder]))
-                out += [Action(kind)] + [Action(kind, seat=t) for t in range(4) if SIDE_OF[t] == side]
+            out += self._doubles()
             if self.pair_on:
                 if self._ok(self._check_pair, s):
                     out.append(Action("pair"))
                 out += [Action("pair", seat=t) for t in range(4) if self._ok(self._check_pair, t)]
         return out + self._heard_actions()
+
+    def _doubles(self):
+        """The double (or redouble) each seat of the side that may make it now could make."""
+        if not (self.double_on and self.multiplier < 4 and self._doubling_open()):
+            return []
+        kind, side = (("double", 1 - SIDE_OF[self.bidder]) if self.multiplier == 1
+                      else ("redouble", SIDE_OF[self.bidder]))
+        return [Action(kind)] + [Action(kind, seat=t) for t in range(4) if SIDE_OF[t] == side]
 
     @property
     def hand_open(self):

@@ -4,15 +4,21 @@
 (:mod:`~assistant.rules.twentynine.tricks`, :mod:`~assistant.rules.twentynine.scoring`)."""
 from assistant.rules.cards import KING, QUEEN, card, card_name
 from assistant.rules.game import Refused
-from assistant.rules.twentynine.pack import BIT, HIGH_BID, LOW_BID, PLAY, SIDE_OF
+from assistant.rules.twentynine.pack import BIT, HIGH_BID, LOW_BID, PLAY, SIDE_OF, TRUMP_CARD
 
 
 class HouseRules:
     """Doubling (double=on) and the pair (pair=on)."""
     __slots__ = ()
 
+    def _doubling_open(self):
+        """Trump is set (a card face down, or the seventh card called: S4) and nothing is led."""
+        if self.phase is TRUMP_CARD:
+            return self.seventh
+        return self.phase is PLAY and not self.trick_no and not self.trick
+
     def _before_first_lead(self, what):
-        if self.phase is not PLAY or self.trick_no or self.trick:
+        if not self._doubling_open():
             raise Refused("too-late", f"{what} only after trump is set and before the first lead")
 
     def _do_double(self, a):
