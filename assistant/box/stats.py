@@ -99,15 +99,15 @@ def replay_match(mid, game, seats, options, lines, started, latest):
             first = hands.pop()
             bid, for_two = first.bid, first.for_two
         else:
-            bid = getattr(engine, "bid", None)
-            for_two = bool(getattr(engine, "for_two", False))
+            bid = engine.bid if engine.has_auction else None
+            for_two = bool(engine.has_for_two and engine.for_two)
         hands.append(_hand(o, engine, bid, for_two))
     state = engine.state()
     end = engine.match_end
     rec = MatchRecord(mid, game, match.seats, dict(options), started,
                       FINISHED if end else (IN_PLAY if latest else ABANDONED),
                       state["score"], state["winner"], None if end is None else end.winner, hands,
-                      state["reneges"], len(match.actions), problem, side_of=tuple(engine.book.side_of))
+                      state["reneges"], len(match.actions), problem, side_of=tuple(engine.side_of))
     for h in hands:
         h.words = hand_words(rec, h)
     return rec
@@ -118,7 +118,7 @@ def _hand(o, engine, bid, for_two):
     if isinstance(o, HandResult):
         return Hand(o.hand, "result", o.what, o.side, o.value, o.bidder, bid, for_two, score)
     assert isinstance(o, Penalty)
-    return Hand(o.hand, "penalty", o.why, o.side, o.value, getattr(engine, "bidder", None), bid,
+    return Hand(o.hand, "penalty", o.why, o.side, o.value, engine.bidder, bid,
                 for_two, score)
 
 
@@ -137,17 +137,9 @@ def hand_words(rec, h):
 
 # --- standings ------------------------------------------------------------------------------
 
-_FEATURES = {}
-
-
-def features(game):
-    """What the game's engine has to count: ``for_two`` (declaring for 2) and ``bid`` (an
-    auction), as the game's engine class says (``has_for_two``, ``has_auction``)."""
-    if game not in _FEATURES:
-        from assistant.rules.match import engine_class
-        engine = engine_class(game)
-        _FEATURES[game] = {k for k, has in (("for_two", engine.has_for_two), ("bid", engine.has_auction)) if has}
-    return _FEATURES[game]
+def _engine(game):
+    from assistant.rules.match import engine_class
+    return engine_class(game)
 
 
 def _blank(game, whole_side):
@@ -158,9 +150,9 @@ def _blank(game, whole_side):
                    minutes=0.0, timed=0)
     if whole_side:
         figures.update(claims_won=0, accusations_true=0, accusations_false=0)
-    if "for_two" in features(game):
+    if _engine(game).has_for_two:  # the game interface says what there is to count
         figures.update(for2_declared=0, for2_made=0)
-    if "bid" in features(game):
+    if _engine(game).has_auction:
         figures.update(bids={})  # bid level -> [made, missed]
     return figures
 
