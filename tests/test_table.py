@@ -666,3 +666,17 @@ def test_a_kept_scan_of_another_hand_is_not_taken_up(tmp_path):
     journal.set_setting("scan", f"{journal.match_id} {match.engine.hand_no} 0:AS 0:AS")  # damaged
     again = Table(journal, DECK, pads=TOWERS_PADS, deal_scan=True, match=match)
     assert "P1 1/7" in again.view().prompt                  # the good part, then it stops
+
+
+def test_ok_on_the_harmless_choice_says_who_taps_now(towers):
+    """T4 (a stray OK never declares for 2): OK on "no" changes nothing, but a newcomer who pressed
+    it saw nothing happen (outside tester); the screen now says whose card the table waits for."""
+    towers_to_play(towers)
+    v = towers.tap(2, "9C")                # the dealer's discard: P1 leads, and may go for 2 first
+    assert v.prompt.splitlines()[-1] == "P1 for 2? < no >"
+    before = towers.lines()
+    v = towers.press("ok")                 # "< no >" is selected
+    assert towers.lines() == before
+    assert v.prompt.splitlines()[0] == "P1 to play: tap a card"
+    v = towers.tap(1, "AS")
+    assert "tap a card" not in v.prompt and towers.lines()[-1] == "play AS"

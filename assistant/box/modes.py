@@ -108,9 +108,24 @@ def _choices(table, name):
         table.cursor = (table.cursor + (-1 if name == "left" else 1)) % len(options)
     elif name == "ok":
         action = options[table.cursor % len(options)][1]
-        if action is not None:  # the harmless choice does nothing
+        if action is not None:
             table.apply(action)
+        else:  # the harmless choice changes nothing, but says what the table waits for
+            table.note = _tap_hint(table)
     return True
+
+
+def _tap_hint(table):
+    """After OK on the harmless choice: who taps what now (a newcomer pressed OK and saw nothing)."""
+    w = table.match.engine.waiting_for()
+    if w.seat is None:
+        return None
+    who = table.match.seats[w.seat]
+    if "play" in w.kinds:
+        return f"{who} to play: tap a card"
+    if "trump" in w.kinds:
+        return f"{who}: tap the trump card face down"
+    return None
 
 
 _ON_PRESS = {Mode.MENU: _menu, Mode.ALERT: _alert, Mode.MATCH_OVER: _match_over,
