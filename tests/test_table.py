@@ -677,6 +677,6 @@ def test_ok_on_the_harmless_choice_says_who_taps_now(towers):
     before = towers.lines()
     v = towers.press("ok")                 # "< no >" is selected
     assert towers.lines() == before
-    assert v.prompt.splitlines()[0] == "P1 to play: tap a card"
+    assert v.prompt.splitlines()[0] == "P1: tap a card"
     v = towers.tap(1, "AS")
     assert "tap a card" not in v.prompt and towers.lines()[-1] == "play AS"

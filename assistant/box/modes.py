@@ -116,16 +116,12 @@ def _choices(table, name):
 
 
 def _tap_hint(table):
-    """After OK on the harmless choice: who taps what now (a newcomer pressed OK and saw nothing)."""
+    """After OK on the harmless choice of a play: whose card the table waits for (a newcomer
+    pressed OK on for 2's "no" and saw nothing happen). Short, to fit one line with any name."""
     w = table.match.engine.waiting_for()
-    if w.seat is None:
+    if w.seat is None or "play" not in w.kinds:
         return None
-    who = table.match.seats[w.seat]
-    if "play" in w.kinds:
-        return f"{who} to play: tap a card"
-    if "trump" in w.kinds:
-        return f"{who}: tap the trump card face down"
-    return None
+    return f"{table.match.seats[w.seat]}: tap a card"
 
 
 _ON_PRESS = {Mode.MENU: _menu, Mode.ALERT: _alert, Mode.MATCH_OVER: _match_over,
