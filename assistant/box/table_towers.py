@@ -148,7 +148,7 @@ def fields(table):
         last = table.result or (outcome_lines(e, names, isinstance(e.outcome, Penalty) and e.outcome.replaces)
                                 if e.outcome is not None else [])
         lines = [f"{names[e.winner]} wins the match!", *last,
-                 *(open_claims(m, side_name) or ["OK: menu, new match"])]
+                 *(open_claims(m) or ["OK: menu, new match"])]
         return dict(f, phase="match-over", winner=(e.winner,), prompt="\n".join(lines))
     deal = f"{names[e.dealer]} deals {e.hand_size} each" if e.dealer is not None else ""
     if table.result is not None and p in ("flip", "upcard") and not table.scan.cards:

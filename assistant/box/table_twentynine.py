@@ -265,7 +265,7 @@ def fields(table):
                                               and e.outcome.why != "false accusation")
                                 if e.outcome is not None else [])
         lines = [f"{side_name(names, w)} win the match!", *last]
-        lines += open_claims(m, side_name) or ["OK: menu, new match"]
+        lines += open_claims(m) or ["OK: menu, new match"]
         return dict(f, phase="match-over", winner=(w, w + 2), dealer=None, prompt="\n".join(lines))
     if table.result is not None and p == "end":
         nxt = f"Next: {names[e.dealer]} deals {FIRST_FOUR} each"
@@ -322,5 +322,5 @@ def fields(table):
     if note:
         return dict(f, phase="play", **trick, prompt=note[0])
     opts = choices(table)
-    prompt = choice_line(choices(table), table.cursor, who) if opts else f"{who} to play"
+    prompt = choice_line(opts, table.cursor, who) if opts else f"{who} to play"
     return dict(f, phase="play", **trick, prompt=prompt)

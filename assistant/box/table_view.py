@@ -37,10 +37,6 @@ def hand_open(engine):
     return engine.hand_open
 
 
-def side_name(match, side):
-    return desk(match.game).side_name(match.seats, side)
-
-
 def choices_for(table):
     """The (label, Action or None) pairs the buttons choose from now; OK applies the selected one
     (None: the harmless choice, nothing happens)."""

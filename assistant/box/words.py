@@ -28,13 +28,13 @@ def failed_words(seats, new):
     return f"{seats[r.seat]} failed to follow{suit} (trick{'s' if len(new) > 1 else ''} {tricks})"
 
 
-def open_claims(match, side_name):
+def open_claims(match):
     """Lines for a claim still open after the hand (it lapses when the next one begins)."""
     e = match.engine
     out = []
     for side in (0, 1):
         for r in e.book.claimable(side)[-1:]:
-            out += [f"{side_name(match.seats, side)} can claim {match.seats[r.seat]}'s", "renege: hold OK"]
+            out += [f"{e.side_name(side)} can claim {match.seats[r.seat]}'s", "renege: hold OK"]
     return out
 
 
