@@ -147,7 +147,7 @@ class Journal:
         try:
             # with no -wal nobody writes: immutable, so no -wal or -shm is made beside it
             still = "" if "-wal" in self._look.had else "&immutable=1"
-            db = sqlite3.connect(_read_only_uri(self.path) + still, uri=True, isolation_level=None)
+            db = sqlite3.connect(files.read_only_uri(self.path) + still, uri=True, isolation_level=None)
         except sqlite3.Error:
             return False
         try:
@@ -193,7 +193,7 @@ class Journal:
         # (one made by root through sudo would lock the service out); with one, share its -shm
         still = "" if os.path.exists(self.path + "-wal") else "&immutable=1"
         try:
-            db = sqlite3.connect(_read_only_uri(self.path) + still, uri=True, isolation_level=None,
+            db = sqlite3.connect(files.read_only_uri(self.path) + still, uri=True, isolation_level=None,
                                  check_same_thread=False)
             db.execute("PRAGMA query_only=ON")
             stored = _stored_version(db)
@@ -510,11 +510,6 @@ def _hidden_safe_error(e):
         return str(e)
     text = str(e)
     return text[:80] if text.isprintable() else "unreadable"
-
-
-def _read_only_uri(path):
-    from urllib.parse import quote
-    return f"file:{quote(path)}?mode=ro"
 
 
 def _stored_version(db):

@@ -35,6 +35,13 @@ class JournalNeedsRepair(JournalUnavailable):
 AFTER_RECOVERY = ".recovered"  # the repaired journal, ready, until it takes the journal's name
 
 
+def read_only_uri(path):
+    """SQLite's read-only URI for ``path``, quoted: a ``?``, ``#`` or ``%`` in a folder's name is
+    part of the path, not of the URI."""
+    from urllib.parse import quote
+    return f"file:{quote(path)}?mode=ro"
+
+
 def say(path, e, what):
     """One line naming the path and what is wrong, from an OSError (or any error)."""
     reason = {errno.EACCES: "permission denied", errno.EPERM: "not permitted",

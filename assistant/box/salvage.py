@@ -19,6 +19,7 @@ import math
 import sqlite3
 from dataclasses import dataclass, field
 
+from assistant.box.journal_files import read_only_uri
 from assistant.rules.scenario import GAME_OPTIONS, GAMES, ScenarioError, _read_seats
 
 MAX_LINE = 200  # characters; the longest real action line (a `hand` of 8 named cards) is ~40
@@ -165,7 +166,6 @@ class Salvaged:
     set_aside: list = field(default_factory=list)  # (match, seq, line, reason), kept for a person
     unreadable: int = 0  # rows that were there but held values the journal never writes
     holes: int = 0  # stretches of pages that could not be read at all
-    wal_frames: int = 0  # frames of a damaged -wal read past the damaged stretch
     meta: dict = field(default_factory=dict)  # the table's settings and each match's last time
 
     @property
@@ -180,7 +180,7 @@ def salvage(path, every_page=False, page_size=None):
     out = Salvaged()
     found = {"matches": [], "actions": [], "set_aside": [], "meta": []}
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        db = sqlite3.connect(read_only_uri(str(path)), uri=True, isolation_level=None)
         try:
             for table, cols in (("matches", "id, game, seats, options, started"),
                                 ("actions", "match, seq, line"),
@@ -228,10 +228,7 @@ def salvage_files(path, look):
             for page, data in (wal.pages(look.wal_data) if wal is not None else {}).items():
                 out.seek((page - 1) * size)
                 out.write(data)
-        found = salvage(scratch, every_page=True, page_size=size)
-        if wal is not None and wal.damaged:
-            found.wal_frames = len(wal.after)
-        return found
+        return salvage(scratch, every_page=True, page_size=size)
     finally:
         remove_files(scratch)
 

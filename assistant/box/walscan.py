@@ -9,7 +9,7 @@ for a commit frame, the header's salts, a checksum) and one page each. A frame b
 current generation when its salts are the header's; its checksum is seeded by the previous
 frame's stored checksum, so a frame after a damaged stretch can be checked on its own.
 
-``read(path)`` says which frames SQLite uses (``used``: its valid prefix up to the last commit)
+``read(data)`` (the -wal's bytes) says which frames SQLite uses (``used``: its valid prefix up to the last commit)
 and which committed frames after a damaged stretch can still be read (``after``); ``pages``
 gives the latest readable version of every page, as SQLite would have had it. Nothing here
 writes: the rows on those pages are decoded by pagescan and checked by salvage before use.
@@ -28,7 +28,6 @@ class Wal:
     frames: list = field(default_factory=list)  # (index, page, commit size, offset, readable)
     used: int = 0  # frames SQLite reads: its valid prefix up to the last commit frame
     after: list = field(default_factory=list)  # indexes of readable committed frames past ``used``
-    header_ok: bool = True
 
     @property
     def damaged(self):
@@ -70,8 +69,7 @@ def read(data, main_page_size=None):
         and checksum(data, 0, 24, 0, 0, big) == (c0, c1)
     if not header_ok:  # SQLite ignores such a -wal whole; its frames may still be read
         size = _page_size(size) or main_page_size or 4096
-        big = magic == MAGIC[1]
-    wal = Wal(size, header_ok=header_ok)
+    wal = Wal(size)
     step = FRAME_HEADER + size
     count = (len(data) - HEADER) // step
     heads = [struct.unpack_from(">6I", data, HEADER + i * step) for i in range(count)]
