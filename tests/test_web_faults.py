@@ -37,6 +37,7 @@ class Web:
         r = c.getresponse()
         body = r.read().decode("utf-8")
         c.close()
+        self.headers = dict(r.getheaders())
         return r.status, r.getheader("Content-Type"), body
 
     def stop(self):
@@ -92,6 +93,11 @@ def test_a_damaged_journal_is_one_line_in_the_log_and_an_honest_page(tmp_path, d
                 assert UNREADABLE in (got.get("message"), got.get("error")), (p, body)
             else:
                 assert UNREADABLE in body and "No match in the journal yet" not in body, p
+        # an open Now page asks /now/board: its board says so in the table's place (now.js puts a
+        # board in place by its version; a stale table stayed up when this had none)
+        status, _, body = web.get("/now/board")
+        assert status == 503 and UNREADABLE in body and "<html" not in body.lower()
+        assert web.headers.get("X-Board-Version") == "unreadable"
     finally:
         err = web.stop()
     lines = err.splitlines()

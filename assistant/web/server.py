@@ -206,8 +206,11 @@ class Handler(BaseHTTPRequestHandler):
     def _unreadable(self, name):
         now = {"id": None, "version": "unreadable", "state": None, "source": None, "view": None,
                "message": UNREADABLE}
-        if name == "api_now":  # now.js shows the message and keeps asking
+        if name == "api_now":
             return self._json(now, 503)
+        if name == "now_board":  # an open Now page shows the message in the board's place
+            status, kind, body, _ = self._html(pages.board_html(now), 503)
+            return status, kind, body, {"X-Board-Version": now["version"]}
         if name.startswith("api_"):
             return self._json({"error": UNREADABLE}, 503)
         if name == "now_page":

@@ -1,5 +1,6 @@
 // The Now page: asks /now/board once a second and puts the new board in place when its version
-// changed. The board is drawn on the server, every name escaped there (no drawing code here).
+// changed (also a 503's board: "the journal cannot be read now" replaces a stale table). The
+// board is drawn on the server, every name escaped there (no drawing code here).
 "use strict";
 (function () {
   var board = document.getElementById("board");
@@ -9,7 +10,7 @@
     fetch("/now/board", { cache: "no-store" }).then(function (r) {
       var version = r.headers.get("X-Board-Version");
       return r.text().then(function (html) {
-        if (r.ok && version && version !== last) {
+        if (version && version !== last) {
           last = version;
           board.setAttribute("data-version", last);
           board.innerHTML = html;
