@@ -1,4 +1,4 @@
-"""The frame is rendered while the journal commit is made durable, and sent only once it is
+"""The frame is drawn while the journal commit is made durable, and sent only once it is
 (issue 12 item 5; the log is the truth: nothing is shown before it is stored).
 
 A real SQLite journal, luma's dummy device, the daemon's Box; the journal's append is slowed or
@@ -11,7 +11,7 @@ import pytest
 from assistant.box.daemon import Box
 from assistant.hw.display import open_display
 from assistant.box.config import Display as DisplayCfg
-from assistant.box.durable import OverlappedJournal
+from assistant.box.durable import DeferredJournal, Renderer
 from assistant.hw.events import ButtonPressed, TagArrived
 from assistant.box.journal import Journal, JournalError
 from assistant.box.table import Table
@@ -55,30 +55,91 @@ def box(tmp_path):
     b.table.journal.close()
 
 
-def test_the_frame_is_rendered_during_the_commit_and_sent_after_it(box, monkeypatch):
+def test_the_frame_is_drawn_during_the_commit_and_sent_after_it(box, monkeypatch):
     b, journal, display = box
-    assert isinstance(b.table.journal, OverlappedJournal)
+    assert isinstance(b.table.journal, DeferredJournal)
     import assistant.box.screen as screen
-    rendered = []
+    drawn, during = threading.Event(), []
     real_render = screen.render
-    monkeypatch.setattr(screen, "render", lambda view: rendered.append(journal.gate.is_set()) or real_render(view))
+
+    def render(view):
+        during.append((journal.gate.is_set(), threading.current_thread().name))
+        drawn.set()
+        return real_render(view)
+    monkeypatch.setattr(screen, "render", render)
     sent_before = display.sent
     journal.gate.clear()  # the commit of the next action hangs until the gate opens
     journal.entered.clear()
-    done = threading.Thread(target=b.step, args=(TagArrived(3, "U%02d" % parse_card("JH")),))
+    done = threading.Thread(target=b.step, args=(TagArrived(3, "U%02d" % parse_card("JH")),), name="box")
     done.start()
-    assert journal.entered.wait(HANG)  # the commit is under way ...
-    overlapped = b.table.journal
-    for _ in range(3000):  # ... the frame gets rendered meanwhile, then the box waits for it
-        if overlapped._cv._waiters:  # (CPython's Condition: the box's thread waits in settle())
-            break
-        done.join(0.01)
-    assert rendered == [False], "the frame was not rendered while the commit was under way"
+    assert journal.entered.wait(HANG)  # the commit is under way on the box's thread ...
+    assert drawn.wait(HANG)  # ... and the frame is drawn meanwhile, on the renderer's thread
+    assert during == [(False, "render")], "the frame was not drawn while the commit was under way"
     assert display.sent == sent_before, "a frame was sent before its action was stored"
     journal.gate.set()
     done.join(HANG)
     assert display.sent == sent_before + 1
     assert stored_lines(journal) == ["flip JH"]
+
+
+def test_a_frame_the_renderer_has_not_begun_is_drawn_by_the_box_itself():
+    """A renderer thread slow to wake never holds the screen up: the box draws the frame."""
+    threads = []
+    r = Renderer(lambda view: threads.append(threading.current_thread()) or ("frame", view))
+    try:
+        with r._cv:  # (CPython's Condition holds an RLock: the renderer's thread cannot take the job)
+            r.start("view")
+            assert r.result() == ("frame", "view")
+        assert threads == [threading.current_thread()]
+        r.start("next")  # the thread is still there for the next frame
+        assert r.result() == ("frame", "next")
+    finally:
+        r.close()
+    assert r._thread is None
+
+
+def test_a_failure_while_drawing_is_raised_on_the_box_thread():
+    """The box's loop logs an internal error and goes on; the renderer's thread does not die."""
+    def draw(view):
+        if view == "bad":
+            raise ValueError("a drawing bug")
+        return view
+    r = Renderer(draw)
+    try:
+        r.start("bad")
+        with pytest.raises(ValueError, match="a drawing bug"):
+            r.result()
+        r.start("good")
+        assert r.result() == "good"
+    finally:
+        r.close()
+
+
+def test_every_other_use_of_the_journal_stores_the_kept_actions_first(tmp_path):
+    """The journal sees the actions in order; after a failed store the event's next append is refused."""
+    from assistant.rules.scenario import parse_action as parse
+
+    def parse_action(line, seats):
+        return parse(line.split(), "towers", seats, 1)
+    j = DeferredJournal(GatedJournal(str(tmp_path / "j.sqlite3")))
+    try:
+        j.new_match("towers", ("P1", "P2"), {})
+        j.append(parse_action("flip JH", ("P1", "P2")))
+        assert j.pending
+        assert j.rows == 1 and not j.pending  # stored before the journal was asked
+        assert j.settle() == (None, [parse_action("flip JH", ("P1", "P2"))])
+        j.journal.fail = True
+        j.append(parse_action("flip JS", ("P1", "P2")))
+        assert j.rows == 1  # the store failed: not counted
+        with pytest.raises(JournalError):
+            j.append(parse_action("flip QH", ("P1", "P2")))
+        error, stored = j.settle()
+        assert "storage card is full" in str(error) and stored == []
+        j.journal.fail = False
+        j.append(parse_action("flip JS", ("P1", "P2")))  # the next event stores again
+        assert j.settle()[0] is None and j.rows == 2
+    finally:
+        j.close()
 
 
 def test_a_failed_commit_puts_the_table_back_and_shows_why(box):
@@ -93,17 +154,6 @@ def test_a_failed_commit_puts_the_table_back_and_shows_why(box):
     b.step(TagArrived(3, "U%02d" % parse_card("JS")))
     assert stored_lines(journal) == ["flip JH", "flip JS"]
     assert len(b.table.match.actions) == 2
-
-
-def test_an_idle_journal_worker_waits_without_waking(tmp_path):
-    """The worker blocks on a condition with no timeout (issue 12 item 6: an idle box sleeps)."""
-    j = OverlappedJournal(Journal(str(tmp_path / "j.sqlite3")))
-    try:
-        assert j._thread.is_alive()
-        assert j.settle() == (None, [])
-    finally:
-        j.close()
-    assert not j._thread.is_alive()
 
 
 def test_run_timing_logs_each_stage_and_each_oled_write_naming_no_card(box, monkeypatch, caplog, tmp_path):
@@ -122,7 +172,7 @@ def test_run_timing_logs_each_stage_and_each_oled_write_naming_no_card(box, monk
     caplog.set_level(logging.INFO, logger="card-assistant.hw.timing")
     b.step(TagArrived(3, "U%02d" % parse_card("JH")))
     line = [r.getMessage() for r in caplog.records if r.name == "card-assistant.hw.timing"][-1]
-    assert line.startswith("TagArrived: table ") and "render" in line and "commit wait" in line
+    assert line.startswith("TagArrived: table ") and ", commit " in line and ", render " in line
     assert "to display" in line and "JH" not in line and "U" + "%02d" % parse_card("JH") not in line
     PartialSSD1306(capture_i2c())  # luma's init clears the screen: one whole frame
     assert any(r.getMessage().startswith("OLED: 1034 bytes on I2C in ") for r in caplog.records)

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from assistant.hw import timing
-from assistant.box.durable import OverlappedJournal
+from assistant.box.durable import DeferredJournal, Renderer
 from assistant.hw.events import Tick, event_queue
 from assistant.box.journal import Journal, JournalError, JournalTooNew, JournalUnavailable
 from assistant.hw.notify import Notifier
@@ -58,27 +58,36 @@ class Box:
         self._after = None  # (match, its actions) before the event being handled
         self.timing = timing.clock()  # card-assistant run --timing
         self.screen_file = None  # a ScreenFile: each frame's View for the web page
-        if isinstance(table.journal, Journal):  # commits made durable while the frame renders
-            table.journal = OverlappedJournal(table.journal)
+        self.renderer = Renderer(draw)  # draws the frame while the box stores its action
+        if isinstance(table.journal, Journal):
+            table.journal = DeferredJournal(table.journal)
 
-    def show(self):
-        """Render the table and send the frame; after an event, the frame is rendered while the
-        event's journal commits are made durable and sent only once they are."""
-        from assistant.box.screen import render  # Pillow: imported once the box starts, not at import time
-        view = self.table.view()
-        frame = render(view)
+    def show(self, view=None):
+        """Draw the table (``view``: the table's view, when just worked out) and send the frame.
+        After an event, its kept journal actions are stored on this thread while the renderer
+        draws the frame, which is sent only once they are."""
         t = self.timing
-        t and t.mark("render")
-        if self._after is not None:
-            (match, before), self._after = self._after, None
-            if not self._stored(match, before):
+        if view is None:
+            view = self.table.view()
+        after, self._after = self._after, None
+        if after is None:  # the first frame, or a tick: nothing to store
+            frame, data = draw(view)
+        else:
+            overlap = getattr(self.table.journal, "pending", False)
+            if overlap:
+                self.renderer.start(view)  # drawn on the renderer's thread ...
+            ok = self._stored(*after)  # ... while the actions are made durable here
+            t and t.mark("commit")
+            frame, data = self.renderer.result() if overlap else draw(view)
+            if not ok:  # not stored: the table as it was, with the alert that says why
                 view = self.table.view()
-                frame = render(view)
-            t and t.mark("commit wait")
-            self._log_actions()
-        self.view, self.frame = view, frame
-        self.display.show(self.frame)
+                frame, data = draw(view)
+            t and t.mark("render")
+        shown, self.view, self.frame = self.view, view, frame
+        self.display.show(frame, data)
         t and (t.mark("to display"), t.done())
+        if after is not None:  # the log lines after the frame: they never delay the screen
+            self._log_actions(shown)
         if self.screen_file is not None:  # after the frame: never delays the screen
             j, m = self.table.journal, self.table.match
             self.screen_file.write(view, getattr(j, "match_id", None), getattr(j, "rows", 0),
@@ -94,13 +103,14 @@ class Box:
             match = self.table.match
             self._after = match, list(match.actions) if match is not None else []
             self.timing and self.timing.start(event)
-            self.table.handle(event)
+            view = self.table.handle(event)
             self.timing and self.timing.mark("table")
+            return self.show(view)
         self.show()
 
     def _stored(self, match, before):
         """Wait for the event's journal commits; after a failed one, the table as stored."""
-        if not isinstance(self.table.journal, OverlappedJournal):
+        if not isinstance(self.table.journal, DeferredJournal):
             return True
         error, stored = self.table.journal.settle()
         if error is None:
@@ -112,7 +122,7 @@ class Box:
         self.table.set_alert("refused", str(error), "journal")
         return False
 
-    def _log_actions(self):
+    def _log_actions(self, shown):
         m = self.table.match
         if m is None:
             return
@@ -123,7 +133,7 @@ class Box:
             for a in actions[self._logged:]:
                 log.info("action: %s", public_line(a, m.seats))
         self._logged = len(actions)
-        if self.view is not None and self.table.alert is not None and self.table.alert != self.view.alert \
+        if shown is not None and self.table.alert is not None and self.table.alert != shown.alert \
                 and self.table.alert.cause != "pad-conflict":  # the reader logs a conflict, counted
             log.info("alert: %s: %s", self.table.alert.kind, self.table.alert.text)
 
@@ -159,6 +169,13 @@ class Box:
         with self.changed:
             if not self.changed.wait_for(lambda: self.counts.get(kind, 0) >= count, timeout):
                 raise TimeoutError(f"the box did not handle {kind.__name__} #{count}")
+
+
+def draw(view):
+    """The frame for ``view`` and its bytes (the display compares them with the last frame's)."""
+    from assistant.box.screen import render  # Pillow: imported once the box starts, not at import time
+    frame = render(view)
+    return frame, frame.tobytes()
 
 
 class JournalRefused:
@@ -315,7 +332,7 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         # the box runs on: never a crash loop for a screen (issue 16)
         real = is_hardware(cfg.display)
         display = open_display(cfg.display, frames_dir, background=real, retry=real)
-    buttons = alerts = reader = screen_file = None
+    buttons = alerts = reader = screen_file = box = None
     try:
         buttons = Buttons(cfg.pins, events, hold_time=cfg.buttons.hold_time,
                           bounce_time=cfg.buttons.bounce_time, pin_factory=pin_factory)
@@ -337,6 +354,8 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
                     part.stop() if part is reader else part.close()
                 except Exception:
                     log.exception("while releasing %s", type(part).__name__)
+        if box is not None:
+            box.renderer.close()
         display.close()
         if screen_file is not None:  # the box stopped: the web page shows the journal
             screen_file.remove()

@@ -1,73 +1,122 @@
-"""The journal's commits made durable while the box renders the frame they lead to.
+"""The journal's commits made durable on the box's thread while another thread draws the frame.
 
 The table journals every accepted action before the screen changes. Storing it
 (SQLite's commit, an fsync with ``synchronous=FULL``) is the slowest part of a
-tap on the box, and rendering the next frame does not need it. So the box wraps
-the table's journal in an :class:`OverlappedJournal`: ``append`` hands the
-action to a worker thread and returns; the box renders the frame meanwhile (the
-commit waits on the card with the GIL released), then calls ``settle()`` and
-sends the frame only once it returns: a frame is never shown before its action
-is stored. When the commit failed, ``settle()`` says so and the box puts the
-table back as it was (as the table does itself when a journal refuses at once).
+tap on the box, and drawing the next frame does not need it. So the box wraps
+the table's journal in a :class:`DeferredJournal`: ``append`` only keeps the
+action, and once the event is handled the box hands the new view to a
+:class:`Renderer` and stores the kept actions itself with ``settle()``: the
+commit starts at once, on the thread that has the action, with no thread to
+wake first, and the frame is drawn meanwhile (the commit waits on the card with
+the GIL released). The frame is sent only once ``settle()`` has returned: never
+shown before its action is stored. When a commit failed, ``settle()`` says so
+and the box puts the table back as it was (as the table does itself when a
+journal refuses at once).
 
-The worker waits on a condition without a timeout: an idle box does not wake it.
-Every other use of the journal (``new_match``, ``db``, ``close`` ...) waits for
-the commit under way first, so the connection is used by one thread at a time.
+The renderer's thread waits on a condition without a timeout: an idle box does
+not wake it. A frame the thread has not begun by the time the commit is over is
+drawn by the box's thread itself, so a slow wake-up never delays the screen.
+Every other use of the journal (``new_match``, ``match_id``, ``close`` ...) stores
+the kept actions first, so the journal sees them in order.
 
-    journal = OverlappedJournal(Journal(path))
-    journal.append(action, seats)     # returns at once
-    ...                               # render
-    error, stored = journal.settle()  # (None, [action]) once it is on the card
+    journal = DeferredJournal(Journal(path))
+    journal.append(action, seats)     # kept
+    renderer.start(view)              # drawn on the renderer's thread ...
+    error, stored = journal.settle()  # ... while (None, [action]) is made durable here
+    frame, data = renderer.result()
 """
 import threading
 
 from assistant.box.journal import JournalError
 
 
-class OverlappedJournal:
+class DeferredJournal:
     def __init__(self, journal):
         self.journal = journal
-        self._cv = threading.Condition()
-        self._job = None  # (action, seats) for the worker
-        self._busy = False
-        self._closing = False
-        self._error = None  # the JournalError of the append that failed, until settle()
+        self._kept = []  # (action, seats) appended and not yet stored
+        self._error = None  # the JournalError of a store that failed, until settle()
         self._stored = []  # actions stored since the last settle()
-        self._thread = threading.Thread(target=self._work, name="journal", daemon=True)
-        self._thread.start()
+
+    @property
+    def pending(self):
+        return bool(self._kept)
 
     def append(self, action, seats=None):
-        """Start storing ``action``; a failure of an earlier append of this event raises here."""
-        with self._cv:
-            self._cv.wait_for(self._idle)
-            if self._error is not None:
-                raise JournalError(str(self._error))
-            self._job, self._busy = (action, seats), True
-            self._cv.notify_all()
+        """Keep ``action`` to store at ``settle()``; a failed store earlier in this event raises."""
+        if self._error is not None:
+            raise JournalError(str(self._error))
+        self._kept.append((action, seats))
 
     def settle(self):
-        """Wait until every append has returned: ``(error or None, actions stored)``."""
-        with self._cv:
-            self._cv.wait_for(self._idle)
-            out = self._error, self._stored
-            self._error, self._stored = None, []
-            return out
+        """Store every kept action, in order, up to a failure: ``(error or None, actions stored)``."""
+        self._store()
+        out = self._error, self._stored
+        self._error, self._stored = None, []
+        return out
 
     def close(self):
+        self._store()
+        self.journal.close()
+
+    def __getattr__(self, name):  # every other use of the journal: after the kept actions
+        self._store()
+        return getattr(self.journal, name)
+
+    def _store(self):
+        kept, self._kept = self._kept, []
+        for action, seats in kept:
+            if self._error is not None:
+                return  # not stored after a failure: the box takes the event back
+            try:
+                self.journal.append(action, seats)
+            except JournalError as e:
+                self._error = e
+            except Exception as e:  # noqa: BLE001 - a bug in storing is a refused action, not a crash
+                self._error = JournalError(f"the journal failed ({type(e).__name__})")
+            else:
+                self._stored.append(action)
+
+
+class Renderer:
+    """Draws one view at a time on its own thread: ``start(view)``, then ``result()``."""
+
+    def __init__(self, draw):
+        self.draw = draw  # view -> (frame, its bytes)
+        self._cv = threading.Condition()
+        self._job = None  # a view waiting for the thread
+        self._busy = False
+        self._result = None
+        self._closing = False
+        self._thread = None  # started by the first start()
+
+    def start(self, view):
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="render", daemon=True)
+            self._thread.start()
         with self._cv:
-            self._cv.wait_for(self._idle)
+            self._cv.wait_for(lambda: not self._busy)
+            self._job, self._result = view, None
+            self._cv.notify_all()
+
+    def result(self):
+        """The frame of the view last started: drawn here if the thread has not begun it."""
+        with self._cv:
+            job, self._job = self._job, None
+            if job is None:
+                self._cv.wait_for(lambda: not self._busy)
+                if isinstance(self._result, Exception):
+                    raise self._result
+                return self._result
+        return self.draw(job)
+
+    def close(self):
+        if self._thread is None:
+            return
+        with self._cv:
             self._closing = True
             self._cv.notify_all()
         self._thread.join()
-        self.journal.close()
-
-    def __getattr__(self, name):  # every other use of the journal: after the commit under way
-        with self._cv:
-            self._cv.wait_for(self._idle)
-        return getattr(self.journal, name)
-
-    def _idle(self):
-        return not self._busy
+        self._thread = None
 
     def _work(self):
         while True:
@@ -75,18 +124,11 @@ class OverlappedJournal:
                 self._cv.wait_for(lambda: self._job is not None or self._closing)
                 if self._job is None:
                     return
-                (action, seats), self._job = self._job, None
-            error = None
+                (view, self._job), self._busy = (self._job, None), True
             try:
-                self.journal.append(action, seats)
-            except JournalError as e:
-                error = e
-            except Exception as e:  # noqa: BLE001 - a bug in storing is a refused action, not a hang
-                error = JournalError(f"the journal failed ({type(e).__name__})")
+                result = self.draw(view)
+            except Exception as e:  # noqa: BLE001 - raised again on the box's thread
+                result = e
             with self._cv:
-                if error is None:
-                    self._stored.append(action)
-                else:
-                    self._error = error
-                self._busy = False
+                self._result, self._busy = result, False
                 self._cv.notify_all()

@@ -138,6 +138,7 @@ def glyph_width(ch, scale=1):
     return len(_rows(ch)[0]) * scale
 
 
+@lru_cache(maxsize=1024)
 def text_width(text, scale=1, bold=False):
     """Pixel width of ``text`` drawn at ``scale`` (no trailing spacing)."""
     if not text:
@@ -171,14 +172,30 @@ def _mask(ch, scale, bold=False):
     return img
 
 
+@lru_cache(maxsize=512)
+def _text_mask(text, scale, bold):
+    """A whole line as one mask (a line is drawn with one paste, not one per glyph: the per-call
+    cost of Pillow's paste is most of a frame's render). Lines repeat from frame to frame (names,
+    cards, prompts), so the cache keeps the most recent 512 (a few hundred kB at most)."""
+    from PIL import Image
+
+    img = Image.new("1", (text_width(text, scale, bold), HEIGHT * scale), 0)
+    x = 0
+    for ch in text:
+        mask = _mask(ch, scale, bold)
+        img.paste(1, (x, 0), mask)
+        x += mask.width + SPACING * scale
+    return img
+
+
 def draw_text(image, xy, text, scale=1, fill=1, bold=False):
     """Draw ``text`` onto a mode-"1" image with its cell's top-left at ``xy``; return the end x.
 
     ``bold`` thickens vertical strokes (one column wider per glyph, easier to read far off).
     """
     x, y = xy
-    for ch in text:
-        mask = _mask(ch, scale, bold)
-        image.paste(fill, (x, y), mask)
-        x += mask.width + SPACING * scale
-    return x - SPACING * scale
+    if not text:
+        return x - SPACING * scale
+    mask = _text_mask(text, scale, bold)
+    image.paste(fill, (x, y), mask)
+    return x + mask.width

@@ -74,14 +74,17 @@ class Display:
             self._thread = threading.Thread(target=self._writer, name="display", daemon=True)
             self._thread.start()
 
-    def show(self, image):
+    def show(self, image, data=None):
         """Accept ``image`` unless it equals the last frame; return whether it was accepted.
+        ``data`` is ``image.tobytes()`` when the caller has it already (the box works it out
+        while the frame's action is being stored: Pillow takes longer over it than the rest).
 
         In the foreground the frame is sent before this returns; in the background the
         writer thread sends it (or a newer frame, if one comes first)."""
         if image.mode != "1" or image.size != (WIDTH, HEIGHT):
             raise ValueError(f"a frame is a mode-'1' {WIDTH}x{HEIGHT} image, not {image.mode} {image.size}")
-        data = image.tobytes()
+        if data is None:
+            data = image.tobytes()
         if data == self._last_bytes:
             self.skipped += 1
             return False

@@ -362,6 +362,8 @@ class Reader:
                     sync_at, sync_snap = now, t.snapshots
                     self.send("SYNC")
                 data = ser.read(ser.in_waiting or 1)
+                if len(data) == 1 and (more := ser.in_waiting):  # the rest of the line that woke
+                    data += ser.read(more)                       # the read, in the same pass
                 if not data:
                     if self.silence and not quiet and now - last_good > self.silence:
                         quiet = True
