@@ -10,9 +10,11 @@
    write and the dummy device's ``display``; production code is not touched). p50/p99 against
    the goal (p99 < 5 ms) and against the ~23 ms one full frame takes on a 400 kHz I2C bus.
    The path includes the SQLite journal write (synchronous=FULL) before the screen changes.
-   With the journal on the disk, twice in the same run: the box as it is (the frame renders
-   while the commit is made durable, goal: p99 <= the commit's p99 + 0.3 ms) and with the
-   commit then the render on the box's thread, as before.
+   A card lies on its pad until the box has shown it, then is lifted (a real tap lasts 80 ms
+   or more: `bench reader`), so its REMOVE line never races the ARRIVE through the box.
+   With the journal on the disk, twice in the same run: the box as it is (the box's thread
+   stores the action while the render thread draws the frame, goal: p99 <= the commit's p99
+   + 0.3 ms) and with the commit then the drawing, both on the box's thread.
 2. Idle CPU: ``card-assistant run`` as a subprocess (GPIOZERO_PIN_FACTORY=mock, dummy display,
    the reader on a virtual-firmware pty that heartbeats once a second like the real firmware,
    the unit's watchdog interval), READY=1 awaited on a real AF_UNIX datagram socket, then
@@ -61,10 +63,10 @@ def latency(tmp, overlap=True):
         sim = SimBox(Path(tmp) / game, game, ("P1", "P2", "centre") if game == "towers"
                      else ("P1", "P2", "P3", "P4")).start()
         frames, arrivals, appends = [], [], []
-        if not overlap:  # the journal as before: the commit, then the render, on the box's thread
+        if not overlap:  # the Journal itself: the table commits as it applies, the box then draws
             sim.box.table.journal = sim.box.table.journal.journal
         device, vf, jn = sim.box.display.device, sim.firmware, sim.box.table.journal
-        jn = getattr(jn, "journal", jn)  # the Journal itself: its append is the commit, on its worker
+        jn = getattr(jn, "journal", jn)  # the Journal itself: its append is the commit
         shown, write, append = device.display, vf._write, jn.append
 
         def timed_display(image, shown=shown, frames=frames):
@@ -123,7 +125,7 @@ def report_latency(tmp, where, overlap=True):
     load = os.getloadavg()[0]
     samples, journal, still = latency(tmp, overlap)
     p50, p99 = pct(samples, 0.5) * 1e3, pct(samples, 0.99) * 1e3
-    how = "render overlapped with the commit" if overlap else "commit, then render (as before)"
+    how = "frame drawn during the commit" if overlap else "commit, then drawing (no overlap)"
     print(f"tap -> new frame on the display, journal on {where} ({filesystem(tmp)}), {how}: {len(samples)} taps "
           f"that changed the screen ({still} that did not were left out), bots playing towers and Twenty-Nine:")
     print(f"  p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max(samples) * 1e3:.2f} ms, "
@@ -312,8 +314,8 @@ def main():
         woke = thread_wakeups()
         print(f"one thread waking another (queue.Queue) in this run: p50 {pct(woke, 0.5) * 1e3:.3f} ms, "
               f"p99 {pct(woke, 0.99) * 1e3:.3f} ms (load average {os.getloadavg()[0]:.1f}); a tap's path "
-              f"has one (reader -> loop), and overlapped two more (loop -> journal's worker, commit "
-              f"durable -> loop), none of them inside the commit's own time")
+              f"has one (reader -> loop) before its commit, and beside the commit one more (loop -> "
+              f"render thread: a frame that thread has not begun by the commit's end is drawn by the loop)")
 
         played_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
         cpu, used, wall, rss, hwm, per_thread = idle_and_memory(tmp)

@@ -146,6 +146,13 @@ def main():
     render(VIEWS["towers play"])  # warm the glyph cache, as the daemon's first frame does
     for name, view in VIEWS.items():
         report(f"render {name}", *timed(lambda v=view: render(v)))
+    from assistant.box import font  # the alternative: every line drawn glyph by glyph, as if new
+
+    def uncached(view):
+        font._text_mask.cache_clear()
+        return render(view)
+    for name in ("towers play", "29 play"):
+        report(f"render {name}, no line cached", *timed(lambda v=VIEWS[name]: uncached(v)))
 
     frames = [render(v) for v in VIEWS.values()]
     dummy = open_display(DisplayCfg(driver="dummy"))

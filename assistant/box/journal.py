@@ -308,7 +308,8 @@ class Journal:
                 cur = self.db.execute(sql, args)
                 if also is not None:
                     self.db.execute(*also)
-                self.db.executemany("INSERT INTO outbox (topic, payload) VALUES (?, ?)", outbox)
+                if outbox:  # (a table outside a club has none: one call into SQLite fewer)
+                    self.db.executemany("INSERT INTO outbox (topic, payload) VALUES (?, ?)", outbox)
         except sqlite3.Error as e:
             raise JournalError(_plain(e, self.path)) from None
         if outbox:

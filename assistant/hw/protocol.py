@@ -12,6 +12,7 @@ MAX_LINE = 96
 MAX_PADS = 4
 MANY = "MANY"  # a pad holding two or more tags
 _HEX = frozenset("0123456789ABCDEF")
+_PRINTABLE = bytes(range(32, 127))  # deleted by translate: what remains of an ASCII line is a control byte
 _ARITY = {"HELLO": None, "STATUS": 4, "STATE": 2, "ARRIVE": 2, "REMOVE": 2, "CONFLICT": 1,
           "CLEAR": 1, "HB": 2, "PONG": 1, "OK": 2, "ERR": None}
 
@@ -54,7 +55,7 @@ def unframe(line):
         line = line[:-1]
     if line.endswith(b"\r"):
         line = line[:-1]
-    if not line.isascii() or any(b < 32 or b == 127 for b in line):
+    if not line.isascii() or line.translate(None, _PRINTABLE):  # a control byte is left
         raise BadLine("not plain ASCII", line)
     if len(line) > MAX_LINE:
         raise BadLine("too long", line)

@@ -1,14 +1,14 @@
 """``card-assistant run --timing``: the time of each stage of the box, one log line per event.
 
-    INFO card-assistant.hw.timing: TagArrived: table 0.41 ms, render 0.18 ms, commit wait 0.02 ms,
-        to display 0.01 ms; 0.62 ms in all
+    INFO card-assistant.hw.timing: TagArrived: table 0.41 ms, commit 4.20 ms, render 0.00 ms,
+        to display 0.01 ms; 4.62 ms in all
     INFO card-assistant.hw.timing: OLED: 396 bytes on I2C in 9.4 ms
 
-The box's thread marks each stage of an event: ``table`` (the rules and the journal commit
-started), ``render``, ``commit wait`` (what is left of making the commit durable once the
-frame is rendered), ``to display`` (handing the frame to the display's writer). The OLED
-driver (assistant.hw.oled) logs each frame it sends: bytes on the wire and the time the I2C
-write took. No card or tag is named. The time before an event reaches the box (the reader's
+The box's thread marks each stage of an event: ``table`` (the rules, the table and its
+view), ``commit`` (the journal's commit, the frame drawn meanwhile on the render thread),
+``render`` (what the drawing still needed once the commit was over), ``to display`` (handing
+the frame to the display's writer). The OLED driver (assistant.hw.oled) logs each frame it
+sends: bytes on the wire and the time the I2C write took. No card or tag is named. The time before an event reaches the box (the reader's
 poll on the Pico, the serial line, parsing) is in docs/latency.md and ``dev.py bench reader``.
 """
 import logging
