@@ -105,13 +105,21 @@ def build_view(table):
         seats = m.seats if m is not None else tuple(f"P{i + 1}" for i in range(GAMES[game]))
         return View(game=game, seats=seats, phase="menu", alert=alert,
                     menu=Menu(title, tuple(label for label, _ in items), sel), **under_menu(table))
+    fields, alert, seats = public_fields(table, alert)
+    return View(game=m.game, seats=seats, alert=alert, **fields)
+
+
+def public_fields(table, alert):
+    """``(fields, alert, seats)`` of the match for the screen: its desk's fields, the "no reader"
+    mark, and long names shortened (in the alert too)."""
+    m = table.match
     fields = desk(m.game).fields(table)
     if not table.reader_ok:  # its alert may be cleared with Back; the mark stays until it is back
         fields["extra"] = (*fields.get("extra", ()), "no reader")
     seats = m.seats
     if any(short_name(n) != n for n in seats):  # players' names: one rule shortens them on the OLED
         fields, alert, seats = shortened(fields, alert, seats)
-    return View(game=m.game, seats=seats, alert=alert, **fields)
+    return fields, alert, seats
 
 
 # what stays in view above an open menu: the score and the details (the OLED rewrites only the menu)
@@ -121,12 +129,9 @@ UNDER_MENU = ("score", "dealer", "hand_size", "trump", "bidder", "bid", "target"
 
 def under_menu(table):
     """The match's score and details for a menu's view; nothing without a match."""
-    m = table.match
-    if m is None:
+    if table.match is None:
         return {}
-    fields = desk(m.game).fields(table)
-    if any(short_name(n) != n for n in m.seats):
-        fields = shortened(fields, None, m.seats)[0]
+    fields = public_fields(table, None)[0]
     return {k: fields[k] for k in UNDER_MENU if k in fields}
 
 
