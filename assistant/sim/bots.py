@@ -155,9 +155,8 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
     deal scan, refused at once). ``pace``: seconds to wait after each action (to watch them)."""
     rng = random.Random(seed)
     scan = sim.table.deal_scan
-    if scan and not bot_class(game).scans_hands:
-        raise SimError(f"the bots scan hands in {' and '.join(scanning_games())} only "
-                       f"({bot_class(game).no_scan})")
+    if scan and cannot_scan(game):
+        raise SimError(cannot_scan(game))
     total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0, refused=0)
     started = time.perf_counter()
     for k in range(matches):
@@ -187,6 +186,13 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
 def scanning_games():
     """The games whose bots tap their hands with deal scan."""
     return [g for g in BOTS if bot_class(g).scans_hands]
+
+
+def cannot_scan(game):
+    """Why the bots cannot play ``game`` with deal scan, in words; None when they can."""
+    if bot_class(game).scans_hands:
+        return None
+    return f"the bots scan hands in {' and '.join(scanning_games())} only ({bot_class(game).no_scan})"
 
 
 def _try_renege(sim, bot, total):

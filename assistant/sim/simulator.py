@@ -282,10 +282,9 @@ def parse_args(argv):
             given[i] = check_name(name, given)  # names that differ only in case: refused
         except PlayersError as e:
             p.error(f"--player {name[:40]}: {e}")
-    from assistant.sim.bots import bot_class, scanning_games
-    if args.bots and args.deal_scan and not bot_class(args.game).scans_hands:
-        p.error(f"with --deal-scan the bots play {' and '.join(scanning_games())} only "
-                f"({bot_class(args.game).no_scan})")
+    from assistant.sim.bots import cannot_scan
+    if args.bots and args.deal_scan and cannot_scan(args.game):
+        p.error(f"--deal-scan: {cannot_scan(args.game)}")
     for flag, folder in (("--state-dir", args.state_dir), ("--frames", args.frames)):
         if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
             p.error(f"{flag} {folder}: that is a file, not a folder")
