@@ -52,7 +52,6 @@ class Tracker:
         # counted, then logged with its exact count once QUIET seconds pass without one (a
         # garbage or reboot storm writes two lines, not thousands that hit journald's rate limit)
         self.troubles = Repeated(log, clock=clock)
-        self._trouble_at = {}  # key -> when it last happened
 
     def link_opened(self):
         """A fresh connection: sequence numbers start over, the pads are re-read."""
@@ -71,7 +70,7 @@ class Tracker:
             self._trouble(("refused", e.reason), f"reader line refused ({e.reason}), {len(e.line)} bytes")
             return []
         self.good += 1
-        if self._trouble_at:
+        if self.troubles.active:
             self._troubles_over()
         line = line.rstrip(b"\r\n")
         if self._is_copy(msg, line):
@@ -145,16 +144,11 @@ class Tracker:
         return out
 
     def _trouble(self, key, text):
-        self._trouble_at[key] = self.troubles.clock()
         self.troubles.happened(key, text)
 
     def _troubles_over(self):
-        now = self.troubles.clock()
-        for key, at in list(self._trouble_at.items()):
-            if now - at >= QUIET:
-                del self._trouble_at[key]
-                what = "a restart" if key == "restart" else f"a refused line ({key[1]})"
-                self.troubles.ended(key, f"reader: {QUIET:g} s without {what}")
+        self.troubles.quiet(QUIET, lambda key: f"reader: {QUIET:g} s without "
+                            + ("a restart" if key == "restart" else f"a refused line ({key[1]})"))
 
     def _lost(self):
         self.losses += 1
