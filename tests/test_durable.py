@@ -51,6 +51,7 @@ def box(tmp_path):
     b = Box(table, display)
     b.step(ButtonPressed("ok"))  # a new towers match
     yield b, journal, display
+    b.renderer.close()
     display.close()
     b.table.journal.close()
 
@@ -100,15 +101,20 @@ def test_a_frame_the_renderer_has_not_begun_is_drawn_by_the_box_itself():
 
 def test_a_failure_while_drawing_is_raised_on_the_box_thread():
     """The box's loop logs an internal error and goes on; the renderer's thread does not die."""
+    taken = threading.Event()
+
     def draw(view):
         if view == "bad":
+            taken.set()
             raise ValueError("a drawing bug")
         return view
     r = Renderer(draw)
     try:
         r.start("bad")
+        assert taken.wait(HANG)  # drawn (and failed) on the renderer's thread, not taken back
         with pytest.raises(ValueError, match="a drawing bug"):
             r.result()
+        assert r._thread.is_alive()
         r.start("good")
         assert r.result() == "good"
     finally:
@@ -176,3 +182,60 @@ def test_run_timing_logs_each_stage_and_each_oled_write_naming_no_card(box, monk
     assert "to display" in line and "JH" not in line and "U" + "%02d" % parse_card("JH") not in line
     PartialSSD1306(capture_i2c())  # luma's init clears the screen: one whole frame
     assert any(r.getMessage().startswith("OLED: 1034 bytes on I2C in ") for r in caplog.records)
+
+
+def test_a_failed_store_stores_nothing_after_it_in_the_same_event(tmp_path):
+    """The log is the truth: an action kept after one that could not be stored is not stored
+    either (it may depend on it), and no setting of that event is written."""
+    from assistant.rules.scenario import parse_action
+
+    class FailsOnce(GatedJournal):
+        def append(self, action, seats=None):
+            if self.fail:
+                self.fail = False
+                raise JournalError("the storage card is full: this action was not saved")
+            super().append(action, seats)
+    j = DeferredJournal(FailsOnce(str(tmp_path / "j.sqlite3")))
+    try:
+        j.new_match("towers", ("P1", "P2"), {})
+        j.journal.fail = True
+        j.append(parse_action(["flip", "JH"], "towers", ("P1", "P2"), 1))
+        j.append(parse_action(["flip", "JS"], "towers", ("P1", "P2"), 1))
+        with pytest.raises(JournalError):
+            j.set_setting("deal_scan", "on")
+        error, stored = j.settle()
+        assert error is not None and stored == []
+        assert j.rows == 0 and stored_lines(j.journal) == [] and j.setting("deal_scan") is None
+    finally:
+        j.close()
+
+
+def test_a_scanned_hand_that_cannot_be_stored_keeps_its_cards(tmp_path):
+    """Deal scan (issue 9): the hand line is stored before its taps are forgotten, so a full
+    storage card costs the last tap only, on the screen and in the journal's scan line."""
+    class HandFails(Journal):
+        fail = False
+
+        def append(self, action, seats=None):
+            if self.fail and action.kind == "hand":
+                raise JournalError("the storage card is full: this action was not saved")
+            super().append(action, seats)
+    journal = HandFails(str(tmp_path / "journal.sqlite3"))
+    b = Box(Table(journal, DECK, pads=("P1", "P2", "centre"), deal_scan=True), open_display(DisplayCfg(driver="dummy")))
+    try:
+        b.step(ButtonPressed("ok"))
+        for pad, card in ((3, "JH"), (3, "JS"), (2, "9S"), *((1, c) for c in ("AS", "KS", "QS", "AC", "KC", "QC"))):
+            b.step(TagArrived(pad, "U%02d" % parse_card(card)))
+        assert "P1 6/7" in b.view.prompt
+        journal.fail = True
+        b.step(TagArrived(1, "U%02d" % parse_card("AD")))  # P1's seventh: its hand line fails
+        assert "P1 6/7" in b.view.prompt and "storage card is full" in b.view.alert.text
+        assert [a.kind for a in b.table.match.actions] == ["flip", "flip"]
+        assert journal.setting("scan").count("0:") == 6  # P1's six taps still in the journal
+        journal.fail = False
+        b.step(TagArrived(1, "U%02d" % parse_card("AD")))
+        assert [a.kind for a in b.table.match.actions] == ["flip", "flip", "hand"]
+    finally:
+        b.renderer.close()
+        b.display.close()
+        b.table.journal.close()

@@ -101,7 +101,7 @@ def test_back_clears_any_alert_and_a_lost_reader_keeps_a_mark(towers):
     assert v.alert.kind == "reader-lost"
     v = towers.press("back")
     assert v.alert is None and "no reader" in v.extra
-    v = towers.press("ok", held=True)  # and above an open menu (a review found it dropped there)
+    v = towers.press("ok", held=True)  # and above an open menu (it was dropped there once)
     assert v.phase == "menu" and "no reader" in v.extra
     towers.press("back")
     v = towers.table.handle(ReaderStatus(True))

@@ -103,7 +103,11 @@ class Box:
             match = self.table.match
             self._after = match, list(match.actions) if match is not None else []
             self.timing and self.timing.start(event)
-            view = self.table.handle(event)
+            try:
+                view = self.table.handle(event)
+            except Exception:  # a bug: what the event kept is stored (or taken back) and shown
+                self.show()
+                raise
             self.timing and self.timing.mark("table")
             return self.show(view)
         self.show()

@@ -139,15 +139,17 @@ class DealScan:
                 self.taps.pop()
                 t.alert_refused(str(err), "journal")
             return
-        if t.apply(Action("hand", seat=seat, cards=t.desk.hand_with_hidden(t.match.engine, seat, cards))):
+        hand = Action("hand", seat=seat, cards=t.desk.hand_with_hidden(t.match.engine, seat, cards))
+        if t.apply(hand, at_once=True):  # stored before its taps are forgotten
             del self.cards[seat]
             self.taps = [s for s in self.taps if s != seat]
             self._forget_quietly()
         else:  # only the last card is taken back; the reason is in the alert (no card named)
             cards.pop()
             self.taps.pop()
-            t.alert_refused(f"{t.match.seats[seat]}'s hand cannot be complete with that card: "
-                            "tap your last card again", "hidden-card")
+            if t.alert_cause != "journal":  # (not stored: the journal's alert says why)
+                t.alert_refused(f"{t.match.seats[seat]}'s hand cannot be complete with that card: "
+                                "tap your last card again", "hidden-card")
 
     def take_back(self):
         """Hold Back: the last scanned card is taken back, before any action is undone. True if one was."""

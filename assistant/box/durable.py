@@ -17,7 +17,11 @@ The renderer's thread waits on a condition without a timeout: an idle box does
 not wake it. A frame the thread has not begun by the time the commit is over is
 drawn by the box's thread itself, so a slow wake-up never delays the screen.
 Every other use of the journal (``new_match``, ``match_id``, ``close`` ...) stores
-the kept actions first, so the journal sees them in order.
+the kept actions first, so the journal sees them in order; once one of them could
+not be stored, nothing else of that event is written (``set_setting`` and
+``new_match`` refuse, as ``append`` does). The DeferredJournal has no lock: it is
+used from the box's thread only (the club's publisher and the web page use the
+journal itself, or their own connection).
 
     journal = DeferredJournal(Journal(path))
     journal.append(action, seats)     # kept
@@ -31,6 +35,8 @@ from assistant.box.journal import JournalError
 
 
 class DeferredJournal:
+    WRITES = frozenset({"set_setting", "new_match"})  # refused after a failed store in the event
+
     def __init__(self, journal):
         self.journal = journal
         self._kept = []  # (action, seats) appended and not yet stored
@@ -47,6 +53,12 @@ class DeferredJournal:
             raise JournalError(str(self._error))
         self._kept.append((action, seats))
 
+    def sync(self):
+        """Store the kept actions now; JournalError if one could not be (settle() says so too)."""
+        self._store()
+        if self._error is not None:
+            raise JournalError(str(self._error))
+
     def settle(self):
         """Store every kept action, in order, up to a failure: ``(error or None, actions stored)``."""
         self._store()
@@ -60,6 +72,8 @@ class DeferredJournal:
 
     def __getattr__(self, name):  # every other use of the journal: after the kept actions
         self._store()
+        if self._error is not None and name in self.WRITES:  # nothing later in this event is written
+            raise JournalError(str(self._error))
         return getattr(self.journal, name)
 
     def _store(self):
@@ -104,7 +118,7 @@ class Renderer:
             job, self._job = self._job, None
             if job is None:
                 self._cv.wait_for(lambda: not self._busy)
-                if isinstance(self._result, Exception):
+                if isinstance(self._result, BaseException):
                     raise self._result
                 return self._result
         return self.draw(job)
@@ -127,7 +141,7 @@ class Renderer:
                 (view, self._job), self._busy = (self._job, None), True
             try:
                 result = self.draw(view)
-            except Exception as e:  # noqa: BLE001 - raised again on the box's thread
+            except BaseException as e:  # noqa: BLE001 - raised again on the box's thread
                 result = e
             with self._cv:
                 self._result, self._busy = result, False

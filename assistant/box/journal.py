@@ -374,6 +374,10 @@ class Journal:
         self._total += 1
         self._note(self.match_id, self._seq + self._aside)
 
+    def sync(self):
+        """Every append is stored before it returns: nothing to wait for (the box's DeferredJournal
+        stores what it kept here, or raises JournalError)."""
+
     @property
     def rows(self):
         """The current match's rows in the journal (undo lines included)."""

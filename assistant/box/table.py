@@ -132,8 +132,10 @@ class Table:
 
     # -- applying actions ---------------------------------------------------------------
 
-    def apply(self, action):
-        """Apply, then journal; on a refusal or a failed write nothing changes. True if accepted."""
+    def apply(self, action, at_once=False):
+        """Apply, then journal; on a refusal or a failed write nothing changes. True if accepted.
+        The box may store the action after the event (while the frame is drawn); ``at_once``:
+        stored before this returns, for a caller that acts on the answer (a scanned hand)."""
         m = self.match
         history = list(m.actions)
         e = m.engine
@@ -147,6 +149,8 @@ class Table:
             return False
         try:
             self.journal.append(action, m.seats)
+            if at_once:
+                self.journal.sync()
         except JournalError as err:
             m.rebuild(history)  # not stored, so not accepted: the match is as it was
             self.set_alert("refused", str(err), "journal")
