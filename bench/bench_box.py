@@ -135,8 +135,8 @@ def report_latency(tmp, where, overlap=True):
     print(f"  overlap (the frame renders while the commit is made durable): tap -> frame p99 {p99:.2f} ms "
           f"vs journal commit p99 + 0.3 ms = {commit99 + 0.3:.2f} ms ({verdict(p99 <= commit99 + 0.3)})")
     rest = [t - j for t, j in zip(samples, journal)]
-    print(f"  per tap, tap -> frame minus that tap's own commit (reader thread, queue, rules, render, "
-          f"the wake-ups between threads): p50 {pct(rest, 0.5) * 1e3:.2f} ms, p99 {pct(rest, 0.99) * 1e3:.2f} ms; "
+    print(f"  per tap, tap -> frame minus that tap's own commit (the pty, reading and checking the line, rules, "
+          f"table, handing the view over, the frame to the display): p50 {pct(rest, 0.5) * 1e3:.2f} ms, p99 {pct(rest, 0.99) * 1e3:.2f} ms; "
           f"load average {load:.1f} on {os.cpu_count()} cores at the start")
     print(f"  p99 / goal {GOAL_LATENCY_MS:g} ms = {p99 / GOAL_LATENCY_MS:.2f} ({verdict(p99 < GOAL_LATENCY_MS)}); "
           f"p99 / one I2C frame ({I2C_FRAME_MS:.1f} ms at 400 kHz) = {p99 / I2C_FRAME_MS:.2f}")
@@ -314,8 +314,8 @@ def main():
         woke = thread_wakeups()
         print(f"one thread waking another (queue.Queue) in this run: p50 {pct(woke, 0.5) * 1e3:.3f} ms, "
               f"p99 {pct(woke, 0.99) * 1e3:.3f} ms (load average {os.getloadavg()[0]:.1f}); a tap's path "
-              f"has one (reader -> loop) before its commit, and beside the commit one more (loop -> "
-              f"render thread: a frame that thread has not begun by the commit's end is drawn by the loop)")
+              f"has none before its commit (the loop reads the line itself), and beside the commit one "
+              f"(loop -> render thread: a frame that thread has not begun by the commit's end is drawn by the loop)")
 
         played_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
         cpu, used, wall, rss, hwm, per_thread = idle_and_memory(tmp)
@@ -327,8 +327,7 @@ def main():
         wakeups = sum(w for _, _, w in per_thread)
         print(f"idle wake-ups per second, all {len(per_thread)} threads: {wakeups:.1f} "
               f"(goal <= {GOAL_WAKEUPS:g}: {verdict(wakeups <= GOAL_WAKEUPS)})")
-        print("  (the card-reader thread waits up to 0.5 s per serial read, the heartbeat wakes it each "
-              "second; the buttons run no thread between presses (a hold timer runs only while one is "
+        print("  (the loop waits up to 0.5 s per serial read, the heartbeat wakes it each second; the buttons run no thread between presses (a hold timer runs only while one is "
               "down); the loop itself only wakes for events and the watchdog)")
         print(f"memory of the idle daemon: VmRSS {rss:.1f} MB, VmHWM {hwm:.1f} MB (goal < {GOAL_RSS_MB:g} MB: "
               f"ratio {hwm / GOAL_RSS_MB:.2f}, {verdict(hwm < GOAL_RSS_MB)})")

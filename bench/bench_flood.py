@@ -3,10 +3,12 @@
     python3 dev.py bench flood
 
 A virtual firmware on a real pty sends 10,000 taps (20,000 ARRIVE/REMOVE lines) as fast as it
-can write them, while the box's loop is busy (it takes nothing for the first second, then takes
-events as they come). The reader thread posts into the queue the daemon uses (events.event_queue,
-bounded at QUEUE_SIZE): when it is full the reader waits, stops reading, the pty's buffer fills
-and the firmware's writes wait too. Side by side, the same flood into an unbounded queue (what
+can write them, while the loop is busy (it takes nothing for the first second, then takes
+events as they come). The reader runs on a thread of its own (as `enroll` and the players' list
+run it) and posts into the daemon's queue (events.event_queue, bounded at QUEUE_SIZE): when it
+is full the reader waits, stops reading, the pty's buffer fills and the firmware's writes wait
+too. (The box itself reads the line on its own thread, so while it is busy it reads nothing at
+all and the same buffers take the flood.) Side by side, the same flood into an unbounded queue (what
 the daemon had): every event waits in memory. Printed for each: taps sent, events received, lost,
 doubled (each event is checked against the tap it should be, in order: "not as sent" counts
 any lost, doubled or reordered one; "extra" any event past the 20,000), the longest the queue got, the memory Python allocated at the peak above the start

@@ -7,8 +7,9 @@
    20,000 ARRIVE/REMOVE lines; compared with the firmware's pure-Python framing
    (what the Pico runs), to show what binascii's C CRC buys the host.
 2. Latency: a virtual firmware writes one ARRIVE or REMOVE line on a real pty;
-   the time until the reader thread's event comes off the queue, for 1,000
-   taps (2,000 lines) one at a time: p50 and p99.
+   the time until the reader's event comes off the queue, for 1,000 taps (2,000 lines) one at
+   a time: p50 and p99 (the reader on a thread of its own, as enroll runs it; the box reads the
+   line on its own thread: `bench box`).
 3. The reader's timing, modeled (firmware/TIMING.md): the firmware's own App and MFRC522
    driver poll 1, 2 and 4 register-level reader models sharing one clock (SPI transfers,
    MicroPython's cost per register access, frames on air, the timer the driver programs,

@@ -1,9 +1,10 @@
 """`card-assistant run`: the box. One thread owns the state; adapters only post events.
 
-The loop takes one event off the queue, lets the :class:`Table` apply it (the
-table journals every accepted action before anything is shown), renders the
-view and hands the frame to the display (which skips a frame identical to the
-last), and follows the view's alert with the buzzer and LED. systemd gets
+The loop reads the card reader's line itself (nothing between a tap and the
+rules but the pty) and takes the other adapters' events off the queue (a put
+there ends its wait on the line), lets the :class:`Table` apply each (the table
+journals every accepted action before anything is shown), draws the view and
+hands the frame to the display (which skips a frame identical to the last), and follows the view's alert with the buzzer and LED. systemd gets
 ``READY=1`` after the first frame and ``WATCHDOG=1`` from the same loop, so a
 stuck loop is restarted. Log lines never carry hidden information.
 """
@@ -42,8 +43,9 @@ def public_line(action, seats):
 class Box:
     """The daemon's state owner: table, screen, alerts; fed by a queue."""
 
-    def __init__(self, table, display, alerts=None, notifier=None, events=None):
+    def __init__(self, table, display, alerts=None, notifier=None, events=None, reader=None):
         self.table = table
+        self.reader = reader  # read on this thread (poll), not its own
         self.display = display
         self.alerts = alerts
         self.notifier = notifier or Notifier({})
@@ -151,21 +153,44 @@ class Box:
             if beat is not None and time.monotonic() >= next_beat:
                 self.notifier.ping()
                 next_beat = time.monotonic() + beat
-            try:
-                event = self.events.get(timeout=beat)
-            except queue.Empty:
-                continue
-            try:
-                self.step(event)
-            except Exception:  # a bug must not take the table down: log it, keep the match
-                log.exception("internal error while handling %s", type(event).__name__)
-            finally:
-                self.events.task_done()
-                with self.changed:
-                    self.handled += 1
-                    self.counts[type(event)] = self.counts.get(type(event), 0) + 1
-                    self.changed.notify_all()
+            queued, events = self._next_events(beat)
+            for event in events:
+                self._handle(event, queued)
         self.notifier.stopping()
+
+    def _next_events(self, beat):
+        """``(from the queue, events)``: what the queue holds, else what the reader's line brings,
+        read on this thread (a put on the queue ends that wait), else the queue after a wait."""
+        try:
+            return True, [self.events.get_nowait()]
+        except queue.Empty:
+            pass
+        r = self.reader
+        wait = beat
+        if r is not None:
+            if r.linked:
+                return False, r.poll()
+            due = max(0.0, r.next_open - time.monotonic())  # the port's next attempt to open
+            if due == 0.0:
+                return False, r.poll()
+            wait = due if wait is None else min(wait, due)
+        try:
+            return True, [self.events.get(timeout=wait)]
+        except queue.Empty:
+            return True, []
+
+    def _handle(self, event, queued):
+        try:
+            self.step(event)
+        except Exception:  # a bug must not take the table down: log it, keep the match
+            log.exception("internal error while handling %s", type(event).__name__)
+        finally:
+            if queued:
+                self.events.task_done()
+            with self.changed:
+                self.handled += 1
+                self.counts[type(event)] = self.counts.get(type(event), 0) + 1
+                self.changed.notify_all()
 
     def wait_counted(self, kind, count, timeout=30.0):
         """Block until ``count`` events of type ``kind`` have been handled (the simulation's
@@ -342,8 +367,8 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
                           bounce_time=cfg.buttons.bounce_time, pin_factory=pin_factory)
         alerts = Alerts(cfg.pins, pin_factory=pin_factory)
         reader = Reader(reader_port or cfg.reader.device, events, baudrate=cfg.reader.baud)
-        reader.start()
-        box = Box(table, display, alerts, Notifier(), events)
+        events.waker = reader.wake  # an event posted by a button ends the loop's wait on the line
+        box = Box(table, display, alerts, Notifier(), events, reader)
         box.screen_file = screen_file = ScreenFile(runtime_dir(state_dir))
         for sig in (signal.SIGTERM, signal.SIGINT):
             if threading.current_thread() is threading.main_thread():

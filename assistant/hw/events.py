@@ -1,6 +1,6 @@
 """Events that adapters post on the daemon's input queue.
 
-Adapters (the reader thread, gpiozero callbacks, the simulator) only build
+Adapters (gpiozero callbacks, the simulator, a reader on a thread of its own) only build
 these and ``queue.put`` them on the bounded ``event_queue()``; the one thread that owns the
 state applies them.
 """
@@ -10,11 +10,23 @@ from dataclasses import dataclass
 QUEUE_SIZE = 256  # events waiting for the loop; a full queue makes the posting thread wait
 
 
+class EventQueue(queue.Queue):
+    """A queue.Queue whose ``waker`` (when set) is called by the put that makes it non-empty: the
+    box's thread may be waiting on the reader's serial line rather than on the queue, and that
+    call ends the wait (the reader's ``wake``)."""
+    waker = None
+
+    def _put(self, item):  # under the queue's lock, so no put is missed
+        if not self.queue and self.waker is not None:
+            self.waker()
+        super()._put(item)
+
+
 def event_queue():
     """The daemon's input queue: bounded, so a flood (a stuck pad, a babbling reader) makes the
     adapters wait (back-pressure: the reader stops reading, the serial buffers fill, the firmware
     waits) instead of dropping events or growing without limit."""
-    return queue.Queue(maxsize=QUEUE_SIZE)
+    return EventQueue(maxsize=QUEUE_SIZE)
 
 
 def post(events, event, stopping):

@@ -245,8 +245,13 @@ class Tracker:
 
 
 class Reader:
-    """The serial thread. ``events`` is the daemon's queue; ``port`` a path such
-    as /dev/card-reader (the udev rule in hardware/ makes that name)."""
+    """The serial link. ``events`` is the daemon's queue; ``port`` a path such as
+    /dev/card-reader (the udev rule in hardware/ makes that name).
+
+    ``start()`` runs it on a thread of its own that posts events on the queue (``enroll``, the
+    players' list). The box instead calls ``poll()`` on its own thread, so a tap's line is read,
+    checked and applied by one thread with no hand-over between them (docs/latency.md); an event
+    posted on the queue meanwhile ends the read's wait (``wake()``)."""
 
     def __init__(self, port, events, *, baudrate=115200, backoff=(0.1, 5.0), silence=5.0):
         self.port = port
@@ -261,8 +266,10 @@ class Reader:
         self._serial = None
         self._send_lock = threading.Lock()
         self._seq = 0
-        self._up = None  # last link state posted
+        self._up = None  # last link state given out
         self._repeated = Repeated(log)  # a retry every 5 s is two log lines, not 17,000 a day
+        self._delay = backoff[0]  # the wait after the next failed open
+        self.next_open = 0.0  # monotonic time of the next attempt to open the port
 
     def start(self):
         self._thread = threading.Thread(target=self._run, name="card-reader", daemon=True)
@@ -271,14 +278,24 @@ class Reader:
 
     def stop(self, timeout=5.0):
         self._stop.set()
-        with self._send_lock:  # wake a read that is waiting for a byte (pyserial's abort pipe)
+        self.wake()
+        if self._thread:
+            self._thread.join(timeout)
+        else:
+            self._close()
+
+    def wake(self):
+        """End a ``poll()`` waiting for the line (pyserial's abort pipe); harmless otherwise."""
+        with self._send_lock:
             if self._serial is not None:
                 try:
                     self._serial.cancel_read()
                 except LINK_ERRORS:
                     pass
-        if self._thread:
-            self._thread.join(timeout)
+
+    @property
+    def linked(self):
+        return self._serial is not None
 
     def send(self, body):
         """Send one command (``PING x``, ``LED 2 on``, ``BEEP 1 100``, ``STATUS``, ``SYNC``); False if the link is down."""
@@ -295,95 +312,115 @@ class Reader:
                 log.warning("reader: could not send %s: %s", body, e)
                 return False
 
-    def _post(self, event):
-        if isinstance(event, ReaderStatus):
-            if event.connected == self._up and not event.connected:
-                return  # one "down" per outage, not one per retry
-            self._up = event.connected
-        post(self.events, event, self._stop)  # a full queue: wait, and read nothing meanwhile
-
     def _run(self):
-        delay = self.backoff[0]
         while not self._stop.is_set():
+            for event in self.poll():
+                post(self.events, event, self._stop)  # a full queue: wait, and read nothing meanwhile
+            if not self.linked:
+                self._stop.wait(max(0.0, self.next_open - time.monotonic()))
+        self._close()
+
+    def poll(self):
+        """One step: open the port if it is closed and an attempt is due, else read what the line
+        brings (a read waits up to 0.5 s for it: few idle wake-ups on a slow Pi; ``wake()`` ends
+        the wait). The events it makes, in order; never raises for the link's troubles."""
+        out = []
+        if self._serial is None:
+            if time.monotonic() >= self.next_open and not self._stop.is_set():
+                self._open(out)
+        else:
             try:
-                # exclusive: two programs reading one port would each get half the lines
-                # a read waits up to 0.5 s for a byte: few idle wake-ups (a Pi Zero is slow)
-                ser = serial.Serial(self.port, self.baudrate, timeout=0.5, exclusive=True)
-            except (*LINK_ERRORS, ValueError) as e:
-                self.counts["open failed"] += 1
-                busy = "exclusively lock" in str(e)
-                self._post(ReaderStatus(False, f"card reader busy: another program has {self.port} open"
-                                        if busy else f"card reader not found at {self.port}"))
-                self._repeated.happened("open", f"reader: cannot open {self.port} ({e}); retrying "
-                                        f"every {self.backoff[1]:g} s at most")
-                self._stop.wait(delay)
-                delay = min(delay * 2, self.backoff[1])
-                continue
-            delay = self.backoff[0]
-            self._repeated.ended("open", f"reader: {self.port} opened")
-            try:
-                self._pump(ser)
+                self._read(out)
             except LINK_ERRORS as e:
                 self.counts["unplugged"] += 1
                 log.warning("reader link lost: %s", e)
-                self._post(ReaderStatus(False, "card reader unplugged"))
+                out.append(ReaderStatus(False, "card reader unplugged"))
+                self._close()
             except Exception:  # a bug here must not silence the table: log it, reopen
                 self.counts["internal error"] += 1
-                log.exception("reader thread error; reopening the port")
-                self._post(ReaderStatus(False, "card reader error"))
-                self._stop.wait(delay)
-            finally:
-                with self._send_lock:
-                    self._serial = None
-                try:
-                    ser.close()
-                except LINK_ERRORS:
-                    pass
+                log.exception("reader error; reopening the port")
+                out.append(ReaderStatus(False, "card reader error"))
+                self._close()
+                self.next_open = time.monotonic() + self._delay
+        return [e for e in out if self._fresh(e)]
 
-    def _pump(self, ser):
+    def _fresh(self, event):
+        if isinstance(event, ReaderStatus):
+            if event.connected == self._up and not event.connected:
+                return False  # one "down" per outage, not one per retry
+            self._up = event.connected
+        return True
+
+    def _open(self, out):
+        try:
+            # exclusive: two programs reading one port would each get half the lines
+            ser = serial.Serial(self.port, self.baudrate, timeout=0.5, exclusive=True)
+        except (*LINK_ERRORS, ValueError) as e:
+            self.counts["open failed"] += 1
+            busy = "exclusively lock" in str(e)
+            out.append(ReaderStatus(False, f"card reader busy: another program has {self.port} open"
+                                    if busy else f"card reader not found at {self.port}"))
+            self._repeated.happened("open", f"reader: cannot open {self.port} ({e}); retrying "
+                                    f"every {self.backoff[1]:g} s at most")
+            self.next_open = time.monotonic() + self._delay
+            self._delay = min(self._delay * 2, self.backoff[1])
+            return
+        self._delay = self.backoff[0]
+        self._repeated.ended("open", f"reader: {self.port} opened")
         with self._send_lock:
             self._serial = ser
-        t = self.tracker
-        t.link_opened()
-        self._post(ReaderStatus(True, "card reader connected"))
-        buf, skipping, quiet = bytearray(), False, False
-        last_good, good, sync_at, sync_snap = time.monotonic(), t.good, 0.0, None
+        self.tracker.link_opened()
+        out.append(ReaderStatus(True, "card reader connected"))
+        self._buf, self._skipping, self._quiet = bytearray(), False, False
+        self._last_good, self._good, self._sync_at, self._sync_snap = time.monotonic(), self.tracker.good, 0.0, None
+
+    def _read(self, out):
+        ser, t = self._serial, self.tracker
+        now = time.monotonic()
+        if t.want_sync and (self._sync_snap != t.snapshots or now - self._sync_at > 1.0):
+            # one SYNC at a time: its snapshot answers every loss seen before it
+            self._sync_at, self._sync_snap = now, t.snapshots
+            self.send("SYNC")
+        data = ser.read(ser.in_waiting or 1)
+        if len(data) == 1 and (more := ser.in_waiting):  # the rest of the line that woke
+            data += ser.read(more)                       # the read, in the same pass
+        if not data:
+            if self.silence and not self._quiet and now - self._last_good > self.silence:
+                self._quiet = True
+                self.counts["silent"] += 1
+                out.append(ReaderStatus(False, "card reader not answering"))
+            return
+        buf = self._buf
+        buf += data
+        while (end := buf.find(b"\n")) >= 0:
+            line = bytes(buf[:end])
+            del buf[:end + 1]
+            if self._skipping:
+                self._skipping = False
+                continue
+            out.extend(t.feed(line))
+        if len(buf) > protocol.MAX_LINE + 2 and not self._skipping:
+            t.feed(bytes(buf))  # refused as too long, and counted
+            buf.clear()
+            self._skipping = True
+        elif self._skipping:
+            buf.clear()
+        if t.good != self._good:
+            self._good, self._last_good = t.good, time.monotonic()
+            if self._quiet:
+                self._quiet = False
+                out.append(ReaderStatus(True, "card reader answering again"))
+
+    def _close(self):
+        with self._send_lock:
+            ser, self._serial = self._serial, None
+        if ser is None:
+            return
+        if getattr(self, "_buf", None):
+            self.counts["cut off"] += 1
+            log.warning("reader: partial line of %d bytes discarded", len(self._buf))
+            self._buf = bytearray()
         try:
-            while not self._stop.is_set():
-                now = time.monotonic()
-                if t.want_sync and (sync_snap != t.snapshots or now - sync_at > 1.0):
-                    # one SYNC at a time: its snapshot answers every loss seen before it
-                    sync_at, sync_snap = now, t.snapshots
-                    self.send("SYNC")
-                data = ser.read(ser.in_waiting or 1)
-                if len(data) == 1 and (more := ser.in_waiting):  # the rest of the line that woke
-                    data += ser.read(more)                       # the read, in the same pass
-                if not data:
-                    if self.silence and not quiet and now - last_good > self.silence:
-                        quiet = True
-                        self.counts["silent"] += 1
-                        self._post(ReaderStatus(False, "card reader not answering"))
-                    continue
-                buf += data
-                while (end := buf.find(b"\n")) >= 0:
-                    line, buf = bytes(buf[:end]), buf[end + 1:]
-                    if skipping:
-                        skipping = False
-                        continue
-                    for event in t.feed(line):
-                        self._post(event)
-                if len(buf) > protocol.MAX_LINE + 2 and not skipping:
-                    t.feed(bytes(buf))  # refused as too long, and counted
-                    buf.clear()
-                    skipping = True
-                elif skipping:
-                    buf.clear()
-                if t.good != good:
-                    good, last_good = t.good, time.monotonic()
-                    if quiet:
-                        quiet = False
-                        self._post(ReaderStatus(True, "card reader answering again"))
-        finally:
-            if buf:
-                self.counts["cut off"] += 1
-                log.warning("reader: partial line of %d bytes discarded", len(buf))
+            ser.close()
+        except LINK_ERRORS:
+            pass

@@ -2,7 +2,7 @@
 
 The game bots (``TowersBot``, ``TwentyNineBot``) decide what the table does;
 this module does it the way people would: cards are tapped on the virtual
-pads (through the pty and the reader thread), decisions are made with the
+pads (through the pty and the box's reader), decisions are made with the
 mock buttons (left/right to the choice on the screen, OK), claims through the
 menu (hold OK). After every action it checks that the box applied exactly that
 action, and after every match that every injected renege was proven and that
