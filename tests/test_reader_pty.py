@@ -443,3 +443,39 @@ def test_a_storm_of_garbage_or_reboots_writes_two_lines_each_with_exact_counts(b
         time.sleep(0.01)
     assert sorted(said()[2:]) == ["reader: 30 s without a refused line (no checksum) (after 20000 times in 30 s)",
                                   "reader: 30 s without a restart (after 2000 times in 30 s)"]
+
+
+def test_the_box_reads_the_line_on_its_own_thread_and_a_queued_event_ends_the_wait(tmp_path):
+    """Issue 12 item 5: the box polls the reader itself (no thread between a tap and the rules);
+    the put that makes the events queue non-empty wakes a poll that waits on a quiet line."""
+    from assistant.hw.events import ButtonPressed, event_queue
+
+    vf = VirtualFirmware(tmp_path / "card-reader", heartbeat=None).plug()  # a quiet line
+    events = event_queue()
+    reader = Reader(str(tmp_path / "card-reader"), events, silence=None)
+    woken = []
+    events.waker = lambda: woken.append(True) or reader.wake()
+    try:
+        assert reader.poll() == [ReaderStatus(True, "card reader connected")]
+        assert reader.linked and reader._thread is None
+        deadline = time.monotonic() + HANG_GUARD
+        while reader.tracker.snapshots == 0:  # the SYNC's snapshot, read on this thread
+            assert time.monotonic() < deadline, "no snapshot"
+            reader.poll()
+        vf.tap(1, MARKER)
+        got = []
+        while len(got) < 2:
+            assert time.monotonic() < deadline, f"only {got}"
+            got += [e for e in reader.poll() if isinstance(e, (TagArrived, TagRemoved))]
+        assert got == [TagArrived(1, MARKER), TagRemoved(1, MARKER)]
+        reader._serial.timeout = 10 * HANG_GUARD  # a poll now waits on the line for good ...
+        events.put(ButtonPressed("ok"))  # ... unless this put ends the wait
+        events.put(ButtonPressed("ok"))  # (not empty before it: no second wake)
+        assert woken == [True]
+        done = threading.Event()
+        threading.Thread(target=lambda: (reader.poll(), done.set()), daemon=True).start()
+        assert done.wait(HANG_GUARD), "a queued event did not end the wait on the line"
+    finally:
+        reader.stop()
+        vf.unplug()
+    assert not reader.linked
