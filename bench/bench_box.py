@@ -281,8 +281,8 @@ def import_times(tmp, top=10):
 
 
 def thread_wakeups(n=2000):
-    """Seconds for one thread to wake another through a queue.Queue (as the reader wakes the
-    box's loop, and the journal's worker the loop waiting for a commit), n round trips."""
+    """Seconds for one thread to wake another through a queue.Queue (as a button's thread wakes
+    the box's loop), n round trips."""
     import queue
     ping, pong, out = queue.Queue(), queue.Queue(), []
 
@@ -327,8 +327,9 @@ def main():
         wakeups = sum(w for _, _, w in per_thread)
         print(f"idle wake-ups per second, all {len(per_thread)} threads: {wakeups:.1f} "
               f"(goal <= {GOAL_WAKEUPS:g}: {verdict(wakeups <= GOAL_WAKEUPS)})")
-        print("  (the loop waits up to 0.5 s per serial read, the heartbeat wakes it each second; the buttons run no thread between presses (a hold timer runs only while one is "
-              "down); the loop itself only wakes for events and the watchdog)")
+        print("  (the loop reads the serial line itself: it waits up to 0.5 s per read and the "
+              "firmware's heartbeat wakes it each second; the buttons run no thread between presses "
+              "(a hold timer runs only while one is down); the render thread waits without a timeout)")
         print(f"memory of the idle daemon: VmRSS {rss:.1f} MB, VmHWM {hwm:.1f} MB (goal < {GOAL_RSS_MB:g} MB: "
               f"ratio {hwm / GOAL_RSS_MB:.2f}, {verdict(hwm < GOAL_RSS_MB)})")
         print(f"  upper bound after play: this bench process (the simulated box, bots, virtual firmware) "

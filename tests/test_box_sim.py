@@ -105,3 +105,17 @@ def test_deal_scan_refuses_illegal_cards_at_once_through_the_full_stack(sim_fact
     refused = int(lines[-1].split("refused at once ")[1])
     assert refused > 0 and "proven 0" in lines[-1]
     assert sum(a.kind == "hand" for a in sim.table.match.actions) >= 2
+
+
+def test_a_press_is_handled_while_the_box_waits_on_a_quiet_reader_line(sim_factory):
+    """The box reads the reader's line on its own thread (issue 12 item 5); a button's event
+    must end that wait (run_box wires the queue's waker to the reader), not wait for a line."""
+    from assistant.hw.events import ButtonPressed
+    sim = sim_factory("towers")
+    sim.firmware.heartbeat_s = None  # a quiet line: no heartbeat ends the read either
+    sim.box.reader._serial.timeout = 200  # without the wake, a read would wait this long
+    before = sim.box.counts.get(ButtonPressed, 0)
+    pin = sim._pin("ok")
+    pin.drive_low()
+    pin.drive_high()
+    sim.box.wait_counted(ButtonPressed, before + 1, timeout=30)  # (a guard against a hang)

@@ -479,3 +479,36 @@ def test_the_box_reads_the_line_on_its_own_thread_and_a_queued_event_ends_the_wa
         reader.stop()
         vf.unplug()
     assert not reader.linked
+
+
+def test_a_firmware_that_stops_reading_never_holds_a_send(tmp_path):
+    """The box's own thread sends SYNC: a device that takes no more bytes must cost a dropped
+    command (said once in the log), never a blocked loop, button or watchdog."""
+    import os
+    import pty
+    import tty
+
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    link = tmp_path / "card-reader"
+    link.symlink_to(os.ttyname(slave))
+    reader = Reader(str(link), queue.Queue(), silence=None)
+    done, results = threading.Event(), []
+
+    def flood():  # nobody reads the master: its buffer fills, then a write must give up
+        for _ in range(100_000):
+            results.append(reader.send("SYNC"))
+            if not results[-1]:
+                break
+        done.set()
+    try:
+        assert reader.poll()[0] == ReaderStatus(True, "card reader connected")
+        threading.Thread(target=flood, daemon=True).start()
+        assert done.wait(HANG_GUARD), "a send blocked on a line nobody reads"
+        assert results[-1] is False and results.count(False) == 1
+        reader.wake()  # and nothing else blocks meanwhile
+        assert reader.linked
+    finally:
+        os.close(master)  # first: a send still blocked (the test failed) fails and lets go
+        reader.stop()
+        os.close(slave)

@@ -41,7 +41,7 @@ def public_line(action, seats):
 
 
 class Box:
-    """The daemon's state owner: table, screen, alerts; fed by a queue."""
+    """The daemon's state owner: table, screen, alerts; fed by the reader it polls and a queue."""
 
     def __init__(self, table, display, alerts=None, notifier=None, events=None, reader=None):
         self.table = table
@@ -165,7 +165,7 @@ class Box:
             return True, [self.events.get_nowait()]
         except queue.Empty:
             pass
-        r = self.reader
+        r = self.reader if self.reader is not None and not self.reader.stopped else None
         wait = beat
         if r is not None:
             if r.linked:

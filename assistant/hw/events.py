@@ -23,9 +23,9 @@ class EventQueue(queue.Queue):
 
 
 def event_queue():
-    """The daemon's input queue: bounded, so a flood (a stuck pad, a babbling reader) makes the
-    adapters wait (back-pressure: the reader stops reading, the serial buffers fill, the firmware
-    waits) instead of dropping events or growing without limit."""
+    """The daemon's input queue: bounded, so a flood makes the adapters wait instead of dropping
+    events or growing without limit (a reader on a thread of its own stops reading, the serial
+    buffers fill, the firmware waits; the box reads its reader itself, between queued events)."""
     return EventQueue(maxsize=QUEUE_SIZE)
 
 

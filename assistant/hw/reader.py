@@ -1,8 +1,9 @@
-"""The reader adapter: a thread that reads the pads' firmware over USB serial.
+"""The reader adapter: the pads' firmware over USB serial.
 
-``Reader(port, queue).start()`` opens the port with pyserial, turns protocol
-lines (firmware/PROTOCOL.md) into TagArrived/TagRemoved/PadConflict/PadCleared
-and ReaderStatus events on the daemon's queue, and never dies: a bad line is
+``Reader(port, queue)`` opens the port with pyserial, turns protocol lines
+(firmware/PROTOCOL.md) into TagArrived/TagRemoved/PadConflict/PadCleared and
+ReaderStatus events, one ``poll()`` at a time (the box's own thread polls it;
+``start()`` gives it a thread that posts them on ``queue``), and never dies: a bad line is
 refused with a counted reason (logged when a storm of them starts and ends); an unplug (SerialException, OSError or
 termios.error, depending on the call that notices) closes the port and reopens
 it with growing back-off. ``Tracker`` is the pure part, testable without a port.
@@ -24,6 +25,7 @@ from assistant.repeated import Repeated
 log = logging.getLogger(__name__)
 LINK_ERRORS = (serial.SerialException, OSError, termios.error)
 STALE_WINDOW = 64  # a seq this far behind the last is an old line, not a restart
+WRITE_TIMEOUT = 0.05  # seconds a command may wait for room on the line before it is dropped
 QUIET = 30.0  # seconds without a refused line (of a reason) or a restart: that storm is over
 
 
@@ -268,6 +270,7 @@ class Reader:
         self._seq = 0
         self._up = None  # last link state given out
         self._repeated = Repeated(log)  # a retry every 5 s is two log lines, not 17,000 a day
+        self._woken = False  # a wake() byte waits in the abort pipe for the next read
         self._delay = backoff[0]  # the wait after the next failed open
         self.next_open = 0.0  # monotonic time of the next attempt to open the port
 
@@ -285,13 +288,21 @@ class Reader:
             self._close()
 
     def wake(self):
-        """End a ``poll()`` waiting for the line (pyserial's abort pipe); harmless otherwise."""
-        with self._send_lock:
-            if self._serial is not None:
-                try:
-                    self._serial.cancel_read()
-                except LINK_ERRORS:
-                    pass
+        """End a ``poll()`` waiting for the line (pyserial's abort pipe); harmless otherwise. Never
+        blocks, so any thread may call it, even holding a lock: it takes none, and one byte at most
+        waits in the pipe (a read takes it)."""
+        ser = self._serial
+        if ser is None or self._woken:
+            return
+        self._woken = True
+        try:
+            ser.cancel_read()
+        except (*LINK_ERRORS, ValueError):  # closed meanwhile: no read to end
+            pass
+
+    @property
+    def stopped(self):
+        return self._stop.is_set()
 
     @property
     def linked(self):
@@ -307,10 +318,11 @@ class Reader:
             self._seq = (self._seq + 1) % protocol.SEQ_MOD
             try:
                 ser.write(line)
-                return True
-            except LINK_ERRORS as e:
-                log.warning("reader: could not send %s: %s", body, e)
+            except LINK_ERRORS as e:  # a firmware that stops reading: said once, not each second
+                self._repeated.happened("send", f"reader: could not send {body.split()[0]}: {e}")
                 return False
+        self._repeated.ended("send", "reader: commands go through again")
+        return True
 
     def _run(self):
         while not self._stop.is_set():
@@ -327,7 +339,12 @@ class Reader:
         out = []
         if self._serial is None:
             if time.monotonic() >= self.next_open and not self._stop.is_set():
-                self._open(out)
+                try:
+                    self._open(out)
+                except Exception:  # a bug here must not stop the box's loop: log it, try later
+                    self.counts["internal error"] += 1
+                    log.exception("reader error while opening the port")
+                    self.next_open = time.monotonic() + self.backoff[1]
         else:
             try:
                 self._read(out)
@@ -353,8 +370,10 @@ class Reader:
 
     def _open(self, out):
         try:
-            # exclusive: two programs reading one port would each get half the lines
-            ser = serial.Serial(self.port, self.baudrate, timeout=0.5, exclusive=True)
+            # exclusive: two programs reading one port would each get half the lines; a firmware
+            # that stops reading must not hold the box's thread in a write: a send gives up
+            ser = serial.Serial(self.port, self.baudrate, timeout=0.5, write_timeout=WRITE_TIMEOUT,
+                                exclusive=True)
         except (*LINK_ERRORS, ValueError) as e:
             self.counts["open failed"] += 1
             busy = "exclusively lock" in str(e)
@@ -382,6 +401,7 @@ class Reader:
             self._sync_at, self._sync_snap = now, t.snapshots
             self.send("SYNC")
         data = ser.read(ser.in_waiting or 1)
+        self._woken = False
         if len(data) == 1 and (more := ser.in_waiting):  # the rest of the line that woke
             data += ser.read(more)                       # the read, in the same pass
         if not data:
