@@ -112,8 +112,14 @@ def test_a_press_is_handled_while_the_box_waits_on_a_quiet_reader_line(sim_facto
     must end that wait (run_box wires the queue's waker to the reader), not wait for a line."""
     from assistant.hw.events import ButtonPressed
     sim = sim_factory("towers")
+    import time
     sim.firmware.heartbeat_s = None  # a quiet line: no heartbeat ends the read either
-    sim.box.reader._serial.timeout = 200  # without the wake, a read would wait this long
+    deadline = time.monotonic() + 30
+    while not sim.box.reader.linked:  # (a guard against a hang)
+        assert time.monotonic() < deadline, "the box never opened its reader"
+        time.sleep(0.01)
+    sim.box.reader._serial.timeout = 200  # without the wake, a read would wait this long ...
+    time.sleep(1.0)  # ... once the read under way (0.5 s at most) is over: not a measurement
     before = sim.box.counts.get(ButtonPressed, 0)
     pin = sim._pin("ok")
     pin.drive_low()
