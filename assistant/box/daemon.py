@@ -75,7 +75,8 @@ class Box:
         if after is None:  # the first frame, or a tick: nothing to store
             frame, data = draw(view)
         else:
-            overlap = getattr(self.table.journal, "pending", False)
+            j = self.table.journal
+            overlap = isinstance(j, DeferredJournal) and j.pending
             if overlap:
                 self.renderer.start(view)  # drawn on the renderer's thread ...
             ok = self._stored(*after)  # ... while the actions are made durable here
