@@ -24,6 +24,7 @@ back in time).
 """
 import json
 import logging
+import math
 import os
 import sqlite3
 import threading
@@ -31,7 +32,9 @@ import time
 
 from assistant.rules.cards import parse_card
 from assistant.repeated import Repeated
-from assistant.rules.scenario import GAMES
+from assistant.rules.match import Match
+from assistant.rules.scenario import GAMES, ScenarioError, _read_seats
+from assistant.rules.shared import Refused
 from assistant.club.replay import BoardMatch
 
 log = logging.getLogger("assistant.club.board")
@@ -66,7 +69,12 @@ class Board:
         self.subscribed = False  # set once the broker granted the subscriptions
         self.connected = False   # the link to the broker is up (the page says when it is not)
         for tbl, mid, n, body in self.db.execute("SELECT tbl, match, n, body FROM events ORDER BY tbl, match, n"):
-            self._apply(tbl, mid, n, json.loads(body))
+            try:  # checked again: a row an older board stored unchecked must not stop this one
+                self._apply(tbl, mid, n, _checked(json.loads(body), n))
+            except Exception as e:
+                log.warning("board: table %s match %s event %s in the file cannot be used (%s); skipped",
+                            _safe(tbl), mid, n, e if isinstance(e, Refusal) else type(e).__name__)
+                continue
             self.counts["stored"] += 1
 
     # --- messages
@@ -78,6 +86,10 @@ class Board:
             except Refusal as e:
                 self.counts["refused"] += 1
                 log.warning("board: refused a message on %s: %s", _safe(topic), e)
+            except Exception as e:  # raised in paho's thread it would end the subscription: never
+                self.counts["refused"] += 1
+                log.error("board: a message on %s could not be used (%s); the board goes on",
+                          _safe(topic), type(e).__name__)
 
     def _receive(self, topic, payload):
         parts = topic.split("/")
@@ -91,6 +103,8 @@ class Board:
             body = json.loads(payload)
         except (ValueError, UnicodeDecodeError):
             raise Refusal("not JSON") from None
+        except RecursionError:  # JSON nested deeper than Python's stack, well inside 4 KiB
+            raise Refusal("nested too deep to be a club message") from None
         if not isinstance(body, dict) or body.get("v") != 1:
             raise Refusal("not a version 1 club message")
         if what == "events":
@@ -213,9 +227,19 @@ def _checked(ev, n):
         if kind != "start" or game not in GAMES or not isinstance(seats, list) or len(seats) != GAMES[game] \
                 or not all(isinstance(s, str) and 0 < len(s) <= 40 for s in seats) or not isinstance(options, dict):
             raise Refusal("a malformed match start")
+        started = ev.get("started")
+        if started is not None and (type(started) not in (int, float) or not math.isfinite(started)):
+            raise Refusal("a match start whose time is not a number")
+        try:  # seats a scenario can name (one word each, all different) and house rules the engine takes
+            if any(s.split() != [s] for s in seats):
+                raise ValueError("a seat of more than one word")
+            Match(game, _read_seats(seats, game, 0), options)
+        except (ScenarioError, Refused, ValueError, TypeError, KeyError):
+            raise Refusal("a match start whose seats or house rules the rules refuse") from None
         return {k: ev[k] for k in ("kind", "game", "seats", "options", "started") if k in ev}
     line = ev.get("line")
-    if kind != "action" or not isinstance(line, str) or not 0 < len(line) <= 200 or not line.isprintable():
+    if kind != "action" or not isinstance(line, str) or not 0 < len(line) <= 200 or not line.isprintable() \
+            or not line.split():
         raise Refusal("a malformed action")
     if type(ev.get("hand")) is not int:
         raise Refusal("an action without its hand number")

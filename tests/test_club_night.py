@@ -1,0 +1,109 @@
+"""Club night as a stranger sets it up from docs/club.md: the real Mosquitto, the board, boxes.
+
+Each test names the fault an outside run of a club night found (simulated boxes joining an
+outside club, hostile messages on the broker), against the real broker as tests/test_club.py.
+"""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from assistant.club.board import Board
+from assistant.club.page import club_json
+from test_club import broker, finished_match, live_board, send, send_all, wait_for  # noqa: F401 (fixtures)
+
+
+def test_a_message_the_board_cannot_read_never_stops_its_subscription(broker, live_board, tmp_path):
+    """Fault: a table's message nested 2,000 deep (4 KB, under the size limit) made json.loads raise
+    RecursionError inside paho's on_message; paho's network thread died with a traceback, the board
+    heard nothing more while its page still said connected, and the broker, which never had the
+    message acknowledged, gave it again to the restarted board (its session is persistent), so the
+    board stayed deaf. So did an action line of blanks (IndexError) and a match start whose house
+    rules the engine refuses (Refused); a start whose time is not a number made every page 500, and
+    each of these was stored, so the board raised again when it rebuilt from its file. Each is now
+    refused with one log line, nothing stored, and the board goes on."""
+    start = {"v": 1, "id": ["t1", 1, 0], "kind": "start", "game": "towers", "seats": ["Ann", "Bob"],
+             "options": {}, "started": 1.0}
+    bad = [b"[" * 2000 + b"]" * 2000,
+           json.dumps(dict(start, id=["t1", 5, 0], options={"pair": "on"})).encode(),
+           json.dumps(dict(start, id=["t1", 6, 0], game="twenty-nine", seats=["A", "B", "C", "D"],
+                           options={"nonsense": 1})).encode(),
+           json.dumps(dict(start, id=["t1", 7, 0], started="yesterday")).encode(),
+           json.dumps(dict(start, id=["t1", 8, 0], seats=["Ann", "ann"])).encode(),  # one player twice
+           json.dumps(dict(start, id=["t1", 9, 0], seats=["Ann Lee", "Bob"])).encode(),
+           json.dumps({"v": 1, "id": ["t1", 1, 1], "kind": "action", "line": "   ", "hand": 0}).encode()]
+    for payload in bad:
+        send(broker, "t1", "club/c/t1/events", payload)
+    t, events, _ = finished_match(broker.folder / "box")
+    send_all(broker, "t1", events)
+    assert wait_for(lambda: live_board.counts["stored"] == len(events)), live_board.counts
+    assert live_board.counts["refused"] == len(bad)
+    (m,) = club_json(live_board)["tables"][0]["matches"]  # the page's JSON draws
+    assert m["score"] == t.match.state()["score"] and m["events"] == len(events) - 1
+    again = Board(str(tmp_path / "board.sqlite3"), "c")  # and the board rebuilds from its file
+    assert again.snapshot()["tables"] == live_board.snapshot()["tables"]
+    again.close()
+
+
+def test_a_row_stored_by_an_older_board_that_cannot_be_used_is_skipped_at_start(tmp_path, caplog):
+    """Fault: the board stored a bad message before it replayed it, so a board holding one (an
+    older version stored them) raised at every start: a crash loop under systemd. Now a stored row
+    that the checks refuse is skipped with one log line, and every other one is used."""
+    import sqlite3
+    db = sqlite3.connect(tmp_path / "b.sqlite3")
+    db.executescript(__import__("assistant.club.board", fromlist=["SCHEMA"]).SCHEMA)
+    start = {"kind": "start", "game": "towers", "seats": ["Ann", "Bob"], "options": {}}
+    rows = [("t1", 1, 0, start), ("t1", 1, 1, {"kind": "action", "line": "  ", "hand": 0}),
+            ("t1", 2, 0, dict(start, started="yesterday")), ("t2", 1, 0, start)]
+    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, NULL, 0)",
+                   [(t, m, n, json.dumps(b)) for t, m, n, b in rows])
+    db.commit()
+    db.close()
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    assert sorted(board.matches) == [("t1", 1), ("t2", 1)]
+    assert len([r for r in caplog.records if "skipped" in r.getMessage()]) == 2
+    club_json(board)
+    board.close()
+
+
+def test_a_simulated_box_joins_an_outside_club_from_its_config(broker, live_board, tmp_path):
+    """Fault (a stranger's club night, docs/club.md): a box joins a club with a [club] section in
+    its config, but `card-assistant sim` read no config, so simulated boxes could not join a club
+    of one's own broker and board (only `sim --club`'s private one). `sim --config FILE` takes the
+    file's [club] section; a file without a broker is one plain line."""
+    cfg = tmp_path / "t1.toml"
+    cfg.write_text(f'[club]\nbroker = "mqtt://127.0.0.1:{broker.port}"\nclub = "c"\ntable = "t1"\n'
+                   f'password = "{broker.passwords["t1"]}"\n')
+    run = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--bots", "--game", "twenty-nine",
+                          "--seed", "3", "--state-dir", str(tmp_path / "box"), "--config", str(cfg),
+                          "--player", "Ann", "--player", "Bob", "--player", "Cleo", "--player", "Dev"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    import sqlite3
+    db = sqlite3.connect(f"file:{tmp_path / 'box' / 'journal.sqlite3'}?mode=ro", uri=True)
+    assert db.execute("SELECT count(*) FROM outbox").fetchone() == (0,)  # all sent before it ended
+    db.close()
+    assert wait_for(lambda: any(m["phase"] == "over" for t in live_board.snapshot()["tables"]
+                                for m in t["matches"]), timeout=30)
+    (table,) = live_board.snapshot()["tables"]
+    (m,) = table["matches"]
+    assert table["table"] == "t1" and m["seats"] == ["Ann", "Bob", "Cleo", "Dev"] and m["winner"]
+    (tmp_path / "none.toml").write_text("[game]\ngame = \"towers\"\n")
+    for config, words in (("none.toml", "names no broker"), ("missing.toml", "no such config file")):
+        res = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--bots", "--config",
+                              str(tmp_path / config)], capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2 and words in res.stderr and "Traceback" not in res.stderr, res.stderr
+
+
+def test_the_club_sims_refusal_names_both_games_it_plays(capsys):
+    """Fault: `sim --club --game twenty-nine` was refused with "--club plays towers on every table",
+    but a club in a box plays towers and Twenty-Nine at alternate tables (docs/club.md)."""
+    from assistant.sim.simulator import parse_args
+    with pytest.raises(SystemExit):
+        parse_args(["--club", "--bots", "--game", "twenty-nine"])
+    err = capsys.readouterr().err
+    assert "towers and Twenty-Nine at alternate tables" in err and "every table" not in err
+    with pytest.raises(SystemExit):
+        parse_args(["--club", "--bots", "--config", "x.toml"])
+    assert "give one of them" in capsys.readouterr().err
