@@ -57,7 +57,7 @@ class SimBox:
     """The box on mock hardware; ``tap``/``press``/``hold`` act like hands at the table."""
 
     def __init__(self, state_dir, game="towers", pads=("P1", "P2", "centre"), frames_dir=None,
-                 options=None, deal_scan=False, players=()):
+                 options=None, deal_scan=False, players=(), club=None):
         from gpiozero.pins.mock import MockFactory
 
         from assistant.box import config as config_mod
@@ -93,7 +93,8 @@ class SimBox:
             buttons=dataclasses.replace(cfg.buttons, hold_time=HOLD_TIME, bounce_time=0),
             reader=dataclasses.replace(cfg.reader, device=str(link_dir / "card-reader")),
             paths=dataclasses.replace(cfg.paths, state_dir=str(self.state_dir), deck="deck.txt"),
-            game=game_cfg, table=dataclasses.replace(cfg.table, pads=tuple(pads), deal_scan=deal_scan))
+            game=game_cfg, table=dataclasses.replace(cfg.table, pads=tuple(pads), deal_scan=deal_scan),
+            club=club or cfg.club)  # a [club] section: the box publishes to the club, as on the Pi
         self.factory = MockFactory()
         self.firmware = VirtualFirmware(self.cfg.reader.device, pads=len(pads)).plug()
         self.frames_dir = frames_dir
@@ -219,6 +220,9 @@ def parse_args(argv):
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a Twenty-Nine house rule, e.g. --option pair=on")
     p.add_argument("--verbose", action="store_true", help="log every action (public ones only)")
+    p.add_argument("--config", metavar="FILE",
+                   help="a box's TOML config; the simulated box takes its [club] section and joins "
+                        "that club as a real box would (docs/club.md)")
     p.add_argument("--club", action="store_true",
                    help="with --bots: a club night (a private Mosquitto, the board, --tables boxes)")
     p.add_argument("--tables", type=int, default=8, help="with --club: how many tables (1 to 200)")
@@ -227,13 +231,27 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.club and not args.bots:
         p.error("--club plays with bots: add --bots")
-    if args.club:  # a club night's tables play towers with their own bots: say what it ignores
+    if args.club:  # a club night's tables play with their own bots: say what it ignores
         ignored = [flag for flag, given in (
             (f"--game {args.game}", args.game not in (None, "towers")), ("--frames", args.frames),
             ("--pads", args.pads), ("--deal-scan", args.deal_scan), ("--player", args.player),
             ("--option", args.option), ("--renege-rate", args.renege_rate)) if given]
         if ignored:
-            p.error(f"--club plays towers on every table and takes no {', '.join(ignored)}")
+            p.error(f"--club plays towers and Twenty-Nine at alternate tables, with its own bots and "
+                    f"players, and takes no {', '.join(ignored)}")
+    if args.club and args.config:
+        p.error("--club runs a whole club in a box; --config FILE makes this one box join the club of "
+                "FILE's [club] section: give one of them")
+    args.club_cfg = None
+    if args.config is not None:
+        from assistant.box.config import ConfigError, load
+        try:
+            args.club_cfg = load(args.config).club
+        except ConfigError as e:
+            p.error(f"--config {e}")
+        if not args.club_cfg.broker:
+            p.error(f"--config {args.config}: the simulator takes only its [club] section, and it names "
+                    "no broker (docs/club.md)")
     if (args.tables != 8 or args.chaos) and not args.club:
         p.error("--tables and --chaos go with --club")
     if not 1 <= args.tables <= 200:
@@ -329,7 +347,7 @@ def main(argv):
         return 1
     try:
         sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan,
-                     args.player).start()
+                     args.player, club=args.club_cfg).start()
         if args.state_dir is None:  # quit and start again: a fresh journal, unless it is named
             print(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
                   f"the match and resume it after quitting, start with --state-dir FOLDER")
@@ -343,10 +361,25 @@ def main(argv):
             status = run_bots(sim, args.game, args.matches, args.seed, args.renege_rate, pace=args.pace)
             print("the last frame on the OLED:")
             print(to_terminal(sim.box.frame, compact=True))
+            if args.club_cfg is not None:
+                club_sent(sim.box.table.journal)
             return status
         return interactive(sim)
     finally:
         sim.stop()
+
+
+def club_sent(journal, wait=10.0):
+    """Give the publisher ``wait`` seconds to send what is left, as a box left on would; say so
+    when messages still wait (they go at the next start on this state folder)."""
+    import time
+    deadline = time.monotonic() + wait
+    while journal is not None and journal.outbox_rows(0, 1) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = len(journal.outbox_rows(0, 1_000_000)) if journal is not None else 0
+    if left:
+        print(f"card-assistant sim: {left} club message(s) wait in the journal for the broker; they are "
+              f"sent when the box next starts on this --state-dir")
 
 
 def club_main(args):
