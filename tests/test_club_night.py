@@ -107,3 +107,26 @@ def test_the_club_sims_refusal_names_both_games_it_plays(capsys):
     with pytest.raises(SystemExit):
         parse_args(["--club", "--bots", "--config", "x.toml"])
     assert "give one of them" in capsys.readouterr().err
+
+
+def test_the_boards_standings_say_how_long_a_match_lasted(broker, live_board, tmp_path):
+    """Fault: the board's Players page had an empty "Minutes a match" column (and null in
+    /api/club): its records had no end time. Each event says when the box kept it (its "t"); a
+    finished match lasts from its start to its latest event, by the box's own clock, as on the
+    box's page."""
+    t, events, _ = finished_match(broker.folder / "box")
+    timed = []
+    for n, (topic, payload) in enumerate(events):
+        body = json.loads(payload)
+        body["t"] = 1000.0 + 10 * n  # the box's clock: ten seconds an action
+        if n == 0:
+            body["started"] = 1000.0
+        timed.append((topic, json.dumps(body)))
+    send_all(broker, "t1", timed)
+    assert wait_for(lambda: live_board.counts["stored"] == len(events))
+    players = club_json(live_board)["standings"]["towers"]["players"]
+    minutes = round(10 * (len(events) - 1) / 60, 1)
+    assert [f["average_minutes"] for f in players.values()] == [minutes, minutes]
+    again = Board(str(tmp_path / "board.sqlite3"), "c")  # the same after a restart, from the file
+    assert club_json(again)["standings"]["towers"]["players"] == players
+    again.close()

@@ -68,9 +68,12 @@ class Board:
         self.gaps = set()   # (table, match) whose held events wait for earlier ones (logged once)
         self.subscribed = False  # set once the broker granted the subscriptions
         self.connected = False   # the link to the broker is up (the page says when it is not)
-        for tbl, mid, n, body in self.db.execute("SELECT tbl, match, n, body FROM events ORDER BY tbl, match, n"):
+        self.last = {}      # (table, match) -> the box's clock at its latest event that said it
+        rows = self.db.execute("SELECT tbl, match, n, body, t FROM events ORDER BY tbl, match, n")
+        for tbl, mid, n, body, t in rows:
             try:  # checked again: a row an older board stored unchecked must not stop this one
                 self._apply(tbl, mid, n, _checked(json.loads(body), n))
+                self._timed(tbl, mid, t)
             except Exception as e:
                 log.warning("board: table %s match %s event %s in the file cannot be used (%s); skipped",
                             _safe(tbl), mid, n, e if isinstance(e, Refusal) else type(e).__name__)
@@ -148,11 +151,18 @@ class Board:
         if self._held(table, mid, n) and sum(self._waiting(table)) >= MAX_HELD:
             raise Refusal(f"out of order: match {mid} event {n} would be held behind a gap with {MAX_HELD} "
                           "others of this table (the match's record brings it again)")
-        t = ev.get("t") if isinstance(ev.get("t"), (int, float)) else None
+        t = ev.get("t") if type(ev.get("t")) in (int, float) and math.isfinite(ev["t"]) else None
         self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
                         (table, mid, n, json.dumps(body), t, time.time()))
         self.counts["stored"] += 1
         self._apply(table, mid, n, body)
+        self._timed(table, mid, t)
+
+    def _timed(self, table, mid, t):
+        """How long a match lasted, for the standings: its start to its latest event's time, both by
+        the box's own clock (an event that came only in a record has none)."""
+        if t is not None:
+            self.last[(table, mid)] = max(t, self.last.get((table, mid), t))
 
     def _held(self, table, mid, n):
         """Would event ``n`` wait for earlier ones?"""

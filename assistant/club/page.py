@@ -28,13 +28,15 @@ def records(board):
         for (table, mid) in board.matches:
             latest[table] = max(mid, latest.get(table, 0))
         made = [(bm.started or 0, table, mid, bm.game, bm.seats, bm.options,
-                 [format_action(a, bm.seats) for a in bm.match.actions], latest[table] == mid)
+                 [format_action(a, bm.seats) for a in bm.match.actions], latest[table] == mid,
+                 board.last.get((table, mid)))
                 for (table, mid), bm in board.matches.items()]
     made.sort(key=lambda m: (m[0], m[1], m[2]))
     out = []
-    for k, (started, table, mid, game, seats, options, lines, is_latest) in enumerate(made, 1):
+    for k, (started, table, mid, game, seats, options, lines, is_latest, last) in enumerate(made, 1):
         rec = replay_match(k, game, seats, options, lines, started, is_latest)
         rec.table, rec.table_match = table, mid
+        rec.finished = last if started else None  # minutes a match, by the box's own clock
         out.append(rec)
     return out
 
