@@ -11,7 +11,8 @@ import pytest
 
 from assistant.club.board import Board
 from assistant.club.page import club_json
-from test_club import broker, finished_match, live_board, send, send_all, wait_for  # noqa: F401 (fixtures)
+from test_club import (broker, bot_table, finished_match, live_board, play, send, send_all,  # noqa: F401
+                       wait_for)
 
 
 def test_a_message_the_board_cannot_read_never_stops_its_subscription(broker, live_board, tmp_path):
@@ -130,3 +131,29 @@ def test_the_boards_standings_say_how_long_a_match_lasted(broker, live_board, tm
     again = Board(str(tmp_path / "board.sqlite3"), "c")  # the same after a restart, from the file
     assert club_json(again)["standings"]["towers"]["players"] == players
     again.close()
+
+
+def test_guests_at_different_tables_are_not_added_up_as_one_player(tmp_path):
+    """Fault (a club organiser's reading of the board): a seat nobody tapped a player tag for keeps
+    its name, P1 to P4, at every box, so the board's standings added every table's guest "P2" up
+    as one player who played every match. Players known by their tags are counted; guests are
+    left out of the standings, the partnerships and the chart, and the page says why."""
+    import urllib.request
+    from assistant.club.page import serve
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    for name, game, seats in (("t1", "towers", ("Ann", "P2")), ("t2", "towers", ("Bob", "P2")),
+                              ("t3", "twenty-nine", ("Cat", "Dan", "P3", "Eve"))):
+        j, t, bot = bot_table(tmp_path, game, 2, name=name)
+        play(t, bot, game, seats)
+        for _, topic, payload in j.outbox_rows(0, 100_000):
+            board.receive(topic, payload.encode())
+    standings = club_json(board)["standings"]
+    assert sorted(standings["towers"]["players"]) == ["Ann", "Bob"]
+    assert sorted(standings["twenty-nine"]["players"]) == ["Cat", "Dan", "Eve"]
+    assert sorted(standings["twenty-nine"]["partnerships"]) == ["Dan + Eve"]
+    server = serve(board, "127.0.0.1", 0)
+    try:
+        page = urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/players", timeout=5).read().decode()
+    finally:
+        server.shutdown()
+    assert "<td>P2</td>" not in page and "P3" not in page.split("left out here")[1] and "Guests" in page

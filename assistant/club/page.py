@@ -19,6 +19,9 @@ from assistant.web import pages
 from assistant.web.server import HEADERS
 
 DOWNLOAD = re.compile(r'<p><a href="/api/matches/[^"]*" download>.*?</p>')  # boxes keep scenarios
+GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
+GUESTS_NOTE = ('<p class="quiet">Guests (a seat nobody tapped a player tag for keeps its name, P1 to P4) '
+               'are different people at every table and match, so they are left out here.</p>')
 
 
 def records(board):
@@ -41,10 +44,29 @@ def records(board):
     return out
 
 
+def _named(side):
+    return not any(GUEST.fullmatch(n) for n in side.split(" + "))
+
+
+def club_standings(recs):
+    """stats.standings across tables, players known by their tags only: a guest keeps the seat's
+    name (P1 at every table), so counting "P1" would add up strangers."""
+    out = standings(recs)
+    for game in out.values():
+        for kind in game:
+            game[kind] = {name: f for name, f in game[kind].items() if _named(name)}
+    return out
+
+
+def club_wins(recs):
+    return {game: {side: s for side, s in sides.items() if _named(side)}
+            for game, sides in wins_over_time(recs).items()}
+
+
 def club_json(board):
-    """``/api/club``: the board's snapshot and the standings across tables (stats.standings)."""
+    """``/api/club``: the board's snapshot and the standings across tables (club_standings)."""
     out = board.snapshot()
-    out["standings"] = standings(records(board))
+    out["standings"] = club_standings(records(board))
     return out
 
 
@@ -88,7 +110,8 @@ def serve(board, host, port):
                     return self._html(club_page(board, records(board)))
                 if path == "/players":
                     recs = records(board)
-                    return self._html(pages.players_page(standings(recs), wins_over_time(recs)))
+                    html = pages.players_page(club_standings(recs), club_wins(recs))
+                    return self._html(html.replace("<h1>Players</h1>", "<h1>Players</h1>" + GUESTS_NOTE, 1))
                 m = re.fullmatch(r"/matches/([0-9]{1,9})", path)
                 if m:
                     recs = records(board)
