@@ -1,0 +1,103 @@
+"""What a newcomer met at the keyboard simulator (`card-assistant sim` in a terminal) and the test
+suite did not: each test names the fault and plays the real command, in a real terminal (a pty
+with its window size set) where the fault was about the terminal."""
+import fcntl
+import os
+import pty
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FRAME = ("┌", "│", "└")
+
+
+def environ():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("CARD_ASSISTANT_DEBUG", None)
+    env.pop("COLUMNS", None)
+    return env
+
+
+def in_terminal(args, keys, columns, rows=40):
+    """Run ``card-assistant ARGS`` on a real terminal ``columns`` wide, typing ``keys``; its output."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", *map(str, args)], stdin=slave,
+                            stdout=slave, stderr=slave, cwd=ROOT, env=environ())
+    os.close(slave)
+    os.write(master, keys.encode())
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the command ended and closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    assert proc.wait(timeout=120) == 0, out.decode(errors="replace")[-2000:]
+    return out.decode().replace("\r\n", "\n")
+
+
+def piped(args, keys):
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", *map(str, args)], input=keys,
+                         capture_output=True, text=True, timeout=120, cwd=ROOT, env=environ())
+    assert got.returncode == 0, got.stderr
+    assert "Traceback" not in got.stdout + got.stderr
+    return got.stdout
+
+
+def test_a_120_column_terminal_gets_the_compact_screen_not_a_wrapped_jumble(tmp_path):
+    """Fault: the OLED was always drawn 130 columns wide, so in a 120-column terminal (the
+    examiner's tmux) every line of it wrapped and the screen could not be read."""
+    out = in_terminal(["sim", "--state-dir", tmp_path], "d\nq\n", columns=120)
+    frame = [ln for ln in out.split("\n") if ln.startswith(FRAME)]
+    assert frame, out
+    assert all(len(ln) <= 120 for ln in frame), max(frame, key=len)
+    assert len(frame[0]) == 66  # the compact drawing: quarter blocks, 64 columns and its border
+    assert "screen: New match: Towers [Twenty-Nine]" in out
+
+
+def test_a_wide_terminal_and_a_pipe_still_get_the_full_size_screen(tmp_path):
+    wide = in_terminal(["sim", "--state-dir", tmp_path], "q\n", columns=140)
+    assert [len(ln) for ln in wide.split("\n") if ln.startswith("┌")] == [130]
+    out = piped(["sim", "--state-dir", tmp_path], "q\n")
+    assert [len(ln) for ln in out.split("\n") if ln.startswith("┌")] == [130]
+
+
+def test_a_terminal_too_narrow_for_any_screen_gets_its_words_and_says_so_once(tmp_path):
+    """Fault: a tiny terminal got 130-column lines wrapped into noise. Now no drawing, one note
+    saying how wide the screen needs, and the screen's words on every turn."""
+    out = in_terminal(["sim", "--state-dir", tmp_path], "d\nq\n", columns=50, rows=20)
+    assert not [ln for ln in out.split("\n") if ln.startswith(FRAME)]
+    assert out.count("the terminal is 50 columns wide; the screen needs 66") == 1, out
+    assert "screen: New match: [Towers] Twenty-Nine" in out
+    assert "screen: New match: Towers [Twenty-Nine]" in out
+
+
+def test_the_arrow_keys_are_left_and_right(tmp_path):
+    """Fault: a newcomer pressing the Left or Right arrow got "'\\x1b[D' is not a card"."""
+    out = piped(["sim", "--state-dir", tmp_path], "\x1b[C\n\x1bOD\n\x1b[C\x1b[D\n\x1b[A\nq\n")
+    screens = [ln for ln in out.split("\n") if "screen: New match" in ln]
+    assert [s.split("screen: ")[1] for s in screens] == [
+        "New match: [Towers] Twenty-Nine", "New match: Towers [Twenty-Nine]",  # right
+        "New match: [Towers] Twenty-Nine",  # left, in application cursor mode
+        "New match: [Towers] Twenty-Nine",  # right then left on one line
+        "New match: [Towers] Twenty-Nine"]  # up: no button
+    assert "is not a card" not in out
+    assert "the up and down arrows are no button of the box" in out
+
+
+def test_a_player_tag_on_a_missing_pad_is_said_and_a_line_ending_in_a_name_is_no_tag(tmp_path):
+    """Faults: '9 Ann' did nothing and said nothing; 'ann bob' tapped Bob's tag on pad 1."""
+    out = piped(["sim", "--state-dir", tmp_path, "--player", "Ann", "--player", "Bob"],
+                "\n9 Ann\nann bob\nann\nq\n")
+    assert "there is no pad 9 (pads 1 to 4)" in out
+    assert "bob's player tag" not in out.lower()
+    assert "'ann bob' is not a card" in out
+    assert "tapped Ann's player tag on pad 1" in out  # the name as enrolled, typed in any case
+    assert "screen: P2: tap player tag" in out
