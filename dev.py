@@ -2,6 +2,7 @@
 """Set up and run card-assistant on a fresh machine that has only python3.
 
     python3 dev.py run    # make .venv, install, run the main job (the headless simulation)
+    python3 dev.py run sim  # play at the keyboard (arguments after run go to card-assistant)
     python3 dev.py test   # make .venv, install the test tools, run every test
     python3 dev.py bench  # run the benchmarks in bench/
     python3 dev.py web    # bots play matches of both games while the web page shows them
@@ -185,8 +186,10 @@ def dispatch(argv):
     elif cmd == "bench":
         ensure_venv(None)
         os.execv(BIN / "python", [str(BIN / "python"), str(ROOT / "bench" / "run.py"), *rest])
+    elif cmd in ("-h", "--help", "help"):
+        print(__doc__.strip())
     else:
-        sys.exit(__doc__)
+        sys.exit(f"dev.py: unknown command {cmd!r}: run, test, bench or web (python3 dev.py --help)")
 
 
 if __name__ == "__main__":

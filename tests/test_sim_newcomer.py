@@ -101,3 +101,19 @@ def test_a_player_tag_on_a_missing_pad_is_said_and_a_line_ending_in_a_name_is_no
     assert "'ann bob' is not a card" in out
     assert "tapped Ann's player tag on pad 1" in out  # the name as enrolled, typed in any case
     assert "screen: P2: tap player tag" in out
+
+
+def test_dev_py_help_is_help_and_a_mistyped_command_says_what_was_wrong():
+    """Faults: `python3 dev.py --help` printed its usage on standard error with status 1, and
+    `python3 dev.py rnu` printed the same usage without saying that 'rnu' was the problem."""
+    def dev(*args):
+        return subprocess.run([sys.executable, str(ROOT / "dev.py"), *args], capture_output=True,
+                              text=True, timeout=60, cwd=ROOT)
+    for flag in ("--help", "-h"):
+        got = dev(flag)
+        assert got.returncode == 0 and got.stderr == ""
+        assert "python3 dev.py run sim" in got.stdout and "python3 dev.py test" in got.stdout
+    got = dev("rnu")
+    assert got.returncode != 0 and got.stdout == ""
+    assert got.stderr.strip().splitlines() == [
+        "dev.py: unknown command 'rnu': run, test, bench or web (python3 dev.py --help)"]
