@@ -6,6 +6,7 @@ outside club, hostile messages on the broker), against the real broker as tests/
 import json
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -157,3 +158,47 @@ def test_guests_at_different_tables_are_not_added_up_as_one_player(tmp_path):
     finally:
         server.shutdown()
     assert "<td>P2</td>" not in page and "P3" not in page.split("left out here")[1] and "Guests" in page
+
+
+def test_a_box_the_broker_refuses_says_so_once_and_backs_off(broker, tmp_path, caplog):
+    """Fault (a box given a wrong password for the club): the publisher logged "the broker refused
+    table t1" and tried again every 0.2 s, for ever: 196 lines in 40 s on the simulator's terminal
+    (the box's log: 18,000 an hour), and the broker took five connections a second. A refusal now
+    waits as long as a broker out of reach does (0.2 s, doubling to 5 s), and both are logged once
+    when they start and once, with a count, when the box is connected again."""
+    import logging
+    from assistant.box.journal import Journal
+    from assistant.club.public import ClubOutbox
+    from assistant.club.publisher import RETRY, Publisher
+
+    class Waits(threading.Event):
+        def __init__(self):
+            super().__init__()
+            self.asked = []
+
+        def wait(self, timeout=None):
+            self.asked.append(timeout)
+            return super().wait(timeout)
+
+    caplog.set_level(logging.INFO, logger="assistant.club")
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    j.outbox = ClubOutbox("c", "t1", j)
+    pub = Publisher(j, j.outbox, f"mqtt://127.0.0.1:{broker.port}", "t1", "not-the-password")
+    pub.stopping = Waits()
+    pub.start()
+    try:
+        assert wait_for(lambda: len(retries(pub)) >= 4)  # four refusals, each followed by a wait
+        pub.password = broker.passwords["t1"]  # the right one, as after a fixed config
+        assert wait_for(pub.connected.is_set)
+    finally:
+        pub.stop()
+        j.close()
+    said = [r.getMessage() for r in caplog.records if r.name == "assistant.club"]
+    assert len([w for w in said if "refused table t1" in w]) == 1, said
+    assert len([w for w in said if "connected to the broker" in w and "times in" in w]) == 1, said
+    assert retries(pub)[:4] == [RETRY[0], 2 * RETRY[0], 4 * RETRY[0], 8 * RETRY[0]], pub.stopping.asked
+
+
+def retries(pub):
+    """The waits the publisher's thread asked for between connection attempts."""
+    return [d for d in list(pub.stopping.asked) if d is not None and d >= 0.2]

@@ -18,6 +18,7 @@ import time
 from urllib.parse import unquote, urlsplit
 
 from assistant.club.public import topic
+from assistant.repeated import Repeated
 
 log = logging.getLogger("assistant.club")
 WINDOW = 50        # messages in flight (paho's max_inflight_messages)
@@ -62,6 +63,7 @@ class Publisher(threading.Thread):
         self.acked = 0
         self.connections = 0
         self._client = None
+        self.down = Repeated(log)  # a broker out of reach, or refusing: once, and once when back
 
     # --- control (any thread)
     def stop(self, timeout=5):
@@ -91,11 +93,11 @@ class Publisher(threading.Thread):
                 self.stopping.wait(0.05)
                 continue
             try:
-                self._session()
-                delay = RETRY[0]
+                if self._session():
+                    delay = RETRY[0]  # it was connected: the next attempt is soon, the backoff anew
             except (OSError, ValueError) as e:
-                log.info("club: broker %s:%s not reached (%s); trying again", self.host, self.port,
-                         type(e).__name__)
+                self.down.happened("reach", f"club: broker {self.host}:{self.port} not reached "
+                                            f"({type(e).__name__}); trying again")
             except Exception:  # never let a broker problem stop the box
                 log.exception("club: publisher error; trying again")
             self.connected.clear()
@@ -112,8 +114,9 @@ class Publisher(threading.Thread):
 
         def on_connect(c, userdata, flags, reason, properties):
             state["up"] = not reason.is_failure
-            if reason.is_failure:
-                log.warning("club: the broker refused table %s (%s)", self.outbox.table, reason)
+            if reason.is_failure:  # a wrong password or ACL: logged once, retried with the backoff
+                self.down.happened("refused", f"club: the broker refused table {self.outbox.table} "
+                                              f"({reason}); trying again")
                 state["down"] = True
 
         def on_publish(c, userdata, mid, reason, properties):
@@ -132,11 +135,14 @@ class Publisher(threading.Thread):
             while not state["up"] and not state["down"]:
                 client.loop(0.05)
                 if time.monotonic() > deadline or self.stopping.is_set():
-                    return
+                    return False
             if state["down"]:
-                return
+                return False
             self.connected.set()
             self.connections += 1
+            for why in ("reach", "refused"):
+                self.down.ended(why, f"club: table {self.outbox.table} connected to the broker "
+                                     f"{self.host}:{self.port}")
             self._resend(client, inflight)
             cursor = 0
             while not state["down"] and not self.stopping.is_set() and not self.offline.is_set():
@@ -161,6 +167,7 @@ class Publisher(threading.Thread):
                     self.journal.outbox_done(acked)
                     self.acked += len(acked)
                     acked.clear()
+            return True
         finally:
             self._client = None
             try:
