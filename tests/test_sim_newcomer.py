@@ -117,3 +117,14 @@ def test_dev_py_help_is_help_and_a_mistyped_command_says_what_was_wrong():
     assert got.returncode != 0 and got.stdout == ""
     assert got.stderr.strip().splitlines() == [
         "dev.py: unknown command 'rnu': run, test, bench or web (python3 dev.py --help)"]
+
+
+def test_close_on_the_menu_before_any_match_goes_back_to_the_choice_of_game(tmp_path):
+    """Fault: on a fresh box (no match yet), hold OK then OK on "Close" printed an internal
+    error's traceback (the screen had no match to show under the menu) and left the menu stuck."""
+    out = piped(["sim", "--state-dir", tmp_path], "m\n\nd\n\nq\n")
+    screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens == ["New match: [Towers] Twenty-Nine", "Menu: [Close] New match",
+                       "New match: [Towers] Twenty-Nine", "New match: Towers [Twenty-Nine]",
+                       "House rules: [Start Twenty-Nine] Trumps count: whole trick Pair (K+Q): off "
+                       "Double: off Scoring: seed 2 points from bid: 20"]

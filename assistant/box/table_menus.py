@@ -16,7 +16,7 @@ from assistant.box.table_view import DESKS, desk
 
 def main_menu(table):
     """Hold OK (or OK at the match end). "Close" comes first, so a stray OK changes nothing."""
-    items = [("Close", lambda: None)]
+    items = [("Close", lambda: _close(table))]
     m = table.match
     if m is not None:
         e = m.engine
@@ -43,6 +43,13 @@ def main_menu(table):
     over = m is None or m.engine.phase == "over"
     items.append(("New match", (lambda: game_menu(table)) if over else lambda: _confirm_new(table)))
     table.menu = MenuMode("Menu", tuple(items))
+
+
+def _close(table):
+    """Back to the table; with no match yet there is none, so back to the choice of game."""
+    if table.match is None:
+        table.seating = None
+        game_menu(table)
 
 
 def show_rules(table):
