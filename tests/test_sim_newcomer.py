@@ -128,3 +128,17 @@ def test_close_on_the_menu_before_any_match_goes_back_to_the_choice_of_game(tmp_
                        "New match: [Towers] Twenty-Nine", "New match: Towers [Twenty-Nine]",
                        "House rules: [Start Twenty-Nine] Trumps count: whole trick Pair (K+Q): off "
                        "Double: off Scoring: seed 2 points from bid: 20"]
+
+
+def test_the_seventh_card_called_shows_a_face_down_trump_at_once(tmp_path):
+    """S4: once the bidder calls the seventh card, trump is set and hidden and the table sees a
+    face-down trump. Fault: the screen showed no trump mark until the dealer tapped the card
+    (the replay's JSON said "hidden", and the other side could already double)."""
+    from assistant.box.screen import render
+    from test_table import Hands, nine_to_trump
+    h = Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"))
+    nine_to_trump(h, seventh=True)
+    v = h.table.view()
+    assert v.phase == "seventh" and v.trump == "hidden" == h.table.match.engine.state()["trump"]
+    tapped = h.tap(1, "9H")  # the dealer deals it: the header does not change
+    assert render(tapped).tobytes()[:16 * 14] == render(v).tobytes()[:16 * 14]  # rows 0-13

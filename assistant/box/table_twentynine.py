@@ -247,7 +247,8 @@ def fields(table):
     e = m.engine
     names = m.seats
     between = e.phase in ("end", "over") or (e.phase == "bidding" and not e.round_open)
-    trump = e.trump_suit if e.revealed else (TRUMP_HIDDEN if e.trump_set else None)
+    # S4: the seventh card called is a face-down trump at once, before the dealer deals it
+    trump = e.trump_suit if e.revealed else (TRUMP_HIDDEN if e.trump_set or e.seventh else None)
     f = dict(score=tuple(e.score), dealer=e.dealer, turn=e.to_act)
     extra = []
     if e.pair_seat is not None:
