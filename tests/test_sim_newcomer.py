@@ -142,3 +142,23 @@ def test_the_seventh_card_called_shows_a_face_down_trump_at_once(tmp_path):
     assert v.phase == "seventh" and v.trump == "hidden" == h.table.match.engine.state()["trump"]
     tapped = h.tap(1, "9H")  # the dealer deals it: the header does not change
     assert render(tapped).tobytes()[:16 * 14] == render(v).tobytes()[:16 * 14]  # rows 0-13
+
+
+def test_help_quit_and_exit_are_understood(tmp_path):
+    """Fault: 'help' and 'quit', the words a newcomer tries first, were answered "'help' is not a
+    card: 'p' is not a suit"."""
+    out = piped(["sim", "--state-dir", tmp_path], "help\n?\nquit\n")
+    assert out.count("Enter OK, b Back, m menu (hold OK)") == 3  # at start, then once per asking
+    assert "is not a card" not in out
+    assert piped(["sim", "--state-dir", tmp_path], "exit\nJS\n").count("screen: ") == 1
+
+
+def test_a_game_asked_for_over_a_match_in_play_of_the_other_game_is_said(tmp_path):
+    """Fault: `sim --game twenty-nine --state-dir DIR` over a towers match in play resumed towers
+    without a word, so the newcomer could not tell why they got the other game."""
+    piped(["sim", "--state-dir", tmp_path], "\nJS\nq\n")  # a towers match: P1 deals
+    out = piped(["sim", "--state-dir", tmp_path, "--game", "twenty-nine"], "q\n")
+    assert (f"card-assistant sim: {tmp_path} holds a Towers match in play, which goes on; "
+            "--game twenty-nine is offered first at the next new match (hold OK: the menu)") in out
+    assert "screen: upcard: P1 deals 7 each" in out
+    assert "holds a" not in piped(["sim", "--state-dir", tmp_path, "--game", "towers"], "q\n")

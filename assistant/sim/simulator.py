@@ -202,7 +202,8 @@ def parse_args(argv):
     """The arguments, every one checked before anything starts (argparse's one-line errors)."""
     p = argument_parser("card-assistant sim", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=("towers", "twenty-nine"), default=None,
-                   help="default: the game of the match in play in --state-dir, else towers")
+                   help="the game a new match offers first; default: the game of the match in play in "
+                        "--state-dir (which goes on whatever this says), else towers")
     p.add_argument("--bots", action="store_true", help="let bots play whole matches")
     p.add_argument("--matches", type=int, default=1, help="with --bots: how many matches (1 or more)")
     p.add_argument("--seed", type=int, default=1, help="with --bots: the seed of the deals and choices")
@@ -264,8 +265,11 @@ def parse_args(argv):
         p.error(f"--matches must be 1 or more, not {args.matches}")
     if not 0.0 <= args.renege_rate <= 1.0:  # NaN fails both comparisons, so it is refused too
         p.error(f"--renege-rate is a share of plays, from 0 to 1, not {args.renege_rate}")
+    in_play = args.state_dir and journal_game(args.state_dir)
     if args.game is None:
-        args.game = (args.state_dir and journal_game(args.state_dir)) or "towers"
+        args.game = in_play or "towers"
+    # --game names another game than the match in play: the box resumes that match (say so)
+    args.resuming_other = in_play if in_play and in_play != args.game and not args.bots else None
     roles = PAD_ROLES[args.game]
     if args.pads is None:
         args.pads = DEFAULT_PADS[args.game]
@@ -350,6 +354,11 @@ def main(argv):
     try:
         sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan,
                      args.player, club=args.club_cfg).start()
+        if args.resuming_other:
+            from assistant.rules.match import engine_class
+            print(f"card-assistant sim: {args.state_dir} holds a {engine_class(args.resuming_other).title} "
+                  f"match in play, which goes on; --game {args.game} is offered first at the next new "
+                  f"match (hold OK: the menu)")
         if args.state_dir is None:  # quit and start again: a fresh journal, unless it is named
             print(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
                   f"the match and resume it after quitting, start with --state-dir FOLDER")
@@ -413,6 +422,8 @@ KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "lef
         "d": ("press", "right"), "right": ("press", "right"), "b": ("press", "back"),
         "back": ("press", "back"), "m": ("hold", "ok"), "menu": ("hold", "ok"),
         "u": ("hold", "back"), "undo": ("hold", "back")}
+KEYS_HELP = ("  type a card (JS, or '2 JS' for pad 2), a/d or the arrow keys left/right,\n"
+             "  Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit, help these keys.")
 # the arrow keys as a terminal sends them (normal and application cursor mode): a line of only
 # arrows presses Left or Right once per arrow; up and down are no button of the box
 ARROWS = {"D": "left", "C": "right", "A": None, "B": None}
@@ -441,8 +452,7 @@ def frame_text(frame, columns):
 
 
 def interactive(sim):
-    print("card-assistant sim: type a card (JS, or '2 JS' for pad 2), a/d or the arrow keys left/right,\n"
-          "Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit."
+    print("card-assistant sim: " + KEYS_HELP.strip()
           + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
     too_narrow = None  # the width last said to be too narrow for the screen, said once
     while True:
@@ -461,8 +471,11 @@ def interactive(sim):
         except EOFError:
             return 0
         word = line.lower()
-        if word == "q":
+        if word in ("q", "quit", "exit"):
             return 0
+        if word in ("help", "?", "h"):
+            print(KEYS_HELP)
+            continue
         if word in KEYS:
             gesture, button = KEYS[word]
             getattr(sim, gesture)(button)
