@@ -16,8 +16,7 @@ TITLE, SEATS = RULES.title, RULES.players
 HAND, ACCUSE = "hand", "accuses"  # words for the screen
 
 
-def side_name(seats, side):
-    return seats[side]
+side_name = RULES.name_side              # one player a side
 
 
 def side_of(seat):

@@ -28,8 +28,7 @@ OPTION_WORDS = {  # house-rule labels in words, not config keys
 }
 
 
-def side_name(seats, side):
-    return f"{seats[side]}+{seats[side + 2]}"
+side_name = RULES.name_side              # "Ann+Cleo"
 
 
 def side_of(seat):

@@ -87,8 +87,13 @@ class Towers(MakingTrump, Hands, Tricks, Scoring, Rules):
         self.done = 0           # tricks completed this hand
         self.played = set()
 
+    @staticmethod
+    def name_side(seats, side):
+        """A side in words, from the seats' names (the table's may be players' names)."""
+        return seats[side]  # one player a side
+
     def side_name(self, side):
-        return self.seats[side]  # one player a side
+        return self.name_side(self.seats, side)
 
     def waiting_for(self):
         """What the table must do next: a :class:`Waiting` (plain words, and as data)."""

@@ -132,8 +132,13 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
         self.redoubler = None
         self.pair_seat = None
 
+    @staticmethod
+    def name_side(seats, side):
+        """A side in words, from the seats' names (the table's may be players' names)."""
+        return f"{seats[side]}+{seats[side + 2]}"
+
     def side_name(self, side):
-        return f"{self.seats[side]}+{self.seats[side + 2]}"
+        return self.name_side(self.seats, side)
 
     def waiting_for(self):
         """What the table must do next: a :class:`Waiting` (plain words, and as data)."""
