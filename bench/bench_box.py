@@ -13,8 +13,9 @@
    A card lies on its pad until the box has shown it, then is lifted (a real tap lasts 80 ms
    or more: `bench reader`), so its REMOVE line never races the ARRIVE through the box.
    With the journal on the disk, twice in the same run: the box as it is (the box's thread
-   stores the action while the render thread draws the frame, goal: p99 <= the commit's p99
-   + 0.3 ms) and with the commit then the drawing, both on the box's thread.
+   stores the action while the render thread works out the view and draws the frame, goal:
+   p99 <= the commit's p99 + 0.3 ms) and with the commit, then the view and the drawing, all on
+   the box's thread.
 2. Idle CPU: ``card-assistant run`` as a subprocess (GPIOZERO_PIN_FACTORY=mock, dummy display,
    the reader on a virtual-firmware pty that heartbeats once a second like the real firmware,
    the unit's watchdog interval), READY=1 awaited on a real AF_UNIX datagram socket, then
@@ -125,7 +126,7 @@ def report_latency(tmp, where, overlap=True):
     load = os.getloadavg()[0]
     samples, journal, still = latency(tmp, overlap)
     p50, p99 = pct(samples, 0.5) * 1e3, pct(samples, 0.99) * 1e3
-    how = "frame drawn during the commit" if overlap else "commit, then drawing (no overlap)"
+    how = "view and frame made during the commit" if overlap else "commit, then view and drawing (no overlap)"
     print(f"tap -> new frame on the display, journal on {where} ({filesystem(tmp)}), {how}: {len(samples)} taps "
           f"that changed the screen ({still} that did not were left out), bots playing towers and Twenty-Nine:")
     print(f"  p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max(samples) * 1e3:.2f} ms, "
@@ -136,7 +137,7 @@ def report_latency(tmp, where, overlap=True):
           f"vs journal commit p99 + 0.3 ms = {commit99 + 0.3:.2f} ms ({verdict(p99 <= commit99 + 0.3)})")
     rest = [t - j for t, j in zip(samples, journal)]
     print(f"  per tap, tap -> frame minus that tap's own commit (the pty, reading and checking the line, rules, "
-          f"table, handing the view over, the frame to the display): p50 {pct(rest, 0.5) * 1e3:.2f} ms, p99 {pct(rest, 0.99) * 1e3:.2f} ms; "
+          f"table, handing the frame's making over, the frame to the display): p50 {pct(rest, 0.5) * 1e3:.2f} ms, p99 {pct(rest, 0.99) * 1e3:.2f} ms; "
           f"load average {load:.1f} on {os.cpu_count()} cores at the start")
     print(f"  p99 / goal {GOAL_LATENCY_MS:g} ms = {p99 / GOAL_LATENCY_MS:.2f} ({verdict(p99 < GOAL_LATENCY_MS)}); "
           f"p99 / one I2C frame ({I2C_FRAME_MS:.1f} ms at 400 kHz) = {p99 / I2C_FRAME_MS:.2f}")

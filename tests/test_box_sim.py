@@ -56,8 +56,8 @@ def test_face_down_trump_is_never_shown_or_logged_before_it_is_revealed(sim_fact
     original = box.show
     failures = []
 
-    def watching_show(view=None):  # runs on the box's thread: failures are collected, not raised there
-        original(view)
+    def watching_show():  # runs on the box's thread: failures are collected, not raised there
+        original()
         try:
             check()
         except Exception as e:  # any failure here, not only a failed assert, fails the test

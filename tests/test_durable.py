@@ -60,8 +60,13 @@ def test_the_frame_is_drawn_during_the_commit_and_sent_after_it(box, monkeypatch
     b, journal, display = box
     assert isinstance(b.table.journal, DeferredJournal)
     import assistant.box.screen as screen
-    drawn, during = threading.Event(), []
-    real_render = screen.render
+    drawn, during, viewed = threading.Event(), [], []
+    real_render, real_view = screen.render, Table.view
+
+    def view(table):  # the table lent to the renderer: read there, while the box only stores
+        viewed.append((journal.gate.is_set(), threading.current_thread().name))
+        return real_view(table)
+    monkeypatch.setattr(Table, "view", view)
 
     def render(view):
         during.append((journal.gate.is_set(), threading.current_thread().name))
@@ -76,6 +81,7 @@ def test_the_frame_is_drawn_during_the_commit_and_sent_after_it(box, monkeypatch
     assert journal.entered.wait(HANG)  # the commit is under way on the box's thread ...
     assert drawn.wait(HANG)  # ... and the frame is drawn meanwhile, on the renderer's thread
     assert during == [(False, "render")], "the frame was not drawn while the commit was under way"
+    assert viewed == [(False, "render")], "the view was not worked out while the commit was under way"
     assert display.sent == sent_before, "a frame was sent before its action was stored"
     journal.gate.set()
     done.join(HANG)

@@ -3,7 +3,8 @@
 The loop reads the card reader's line itself (nothing between a tap and the
 rules but the pty) and takes the other adapters' events off the queue (a put
 there ends its wait on the line), lets the :class:`Table` apply each (the table
-journals every accepted action before anything is shown), draws the view and
+journals every accepted action before anything is shown; the loop stores them
+while a render thread, lent the table for that time, works out the view), draws the view and
 hands the frame to the display (which skips a frame identical to the last), and follows the view's alert with the buzzer and LED. systemd gets
 ``READY=1`` after the first frame and ``WATCHDOG=1`` from the same loop, so a
 stuck loop is restarted. Log lines never carry hidden information.
@@ -60,31 +61,38 @@ class Box:
         self._after = None  # (match, its actions) before the event being handled
         self.timing = timing.clock()  # card-assistant run --timing
         self.screen_file = None  # a ScreenFile: each frame's View for the web page
-        self.renderer = Renderer(draw)  # draws the frame while the box stores its action
+        self.renderer = Renderer(see)  # works out and draws the frame while the box stores
         if isinstance(table.journal, Journal):
             table.journal = DeferredJournal(table.journal)
 
-    def show(self, view=None):
-        """Draw the table (``view``: the table's view, when just worked out) and send the frame.
+    def show(self):
+        """Draw the table and send the frame.
         After an event, its kept journal actions are stored on this thread while the renderer
-        draws the frame, which is sent only once they are."""
+        works out the view and draws it; the frame is sent only once they are stored."""
         t = self.timing
-        if view is None:
-            view = self.table.view()
         after, self._after = self._after, None
+        j = self.table.journal
         if after is None:  # the first frame, or a tick: nothing to store
-            frame, data = draw(view)
-        else:
-            j = self.table.journal
-            overlap = isinstance(j, DeferredJournal) and j.pending
-            if overlap:
-                self.renderer.start(view)  # drawn on the renderer's thread ...
-            ok = self._stored(*after)  # ... while the actions are made durable here
+            view, frame, data = see(self.table.view)
+        elif isinstance(j, DeferredJournal) and j.pending:
+            # the table is lent to the renderer while this thread only stores the actions; it
+            # is this thread's again once result() has returned
+            self.renderer.start(self.table.view)
+            error, stored = j.settle()
             t and t.mark("commit")
-            frame, data = self.renderer.result() if overlap else draw(view)
-            if not ok:  # not stored: the table as it was, with the alert that says why
-                view = self.table.view()
-                frame, data = draw(view)
+            try:
+                made = self.renderer.result()
+            finally:  # not stored: the table as it was, with the alert that says why
+                if error is not None:
+                    self._take_back(error, stored, *after)
+            view, frame, data = made if error is None else see(self.table.view)
+            t and t.mark("render")
+        else:
+            error, stored = j.settle() if isinstance(j, DeferredJournal) else (None, [])
+            t and t.mark("commit")
+            if error is not None:
+                self._take_back(error, stored, *after)
+            view, frame, data = see(self.table.view)
             t and t.mark("render")
         shown, self.view, self.frame = self.view, view, frame
         self.display.show(frame, data)
@@ -107,27 +115,22 @@ class Box:
             self._after = match, list(match.actions) if match is not None else []
             self.timing and self.timing.start(event)
             try:
-                view = self.table.handle(event)
+                self.table.take(event)
             except Exception:  # a bug: what the event kept is stored (or taken back) and shown
                 self.show()
                 raise
             self.timing and self.timing.mark("table")
-            return self.show(view)
+            return self.show()
         self.show()
 
-    def _stored(self, match, before):
-        """Wait for the event's journal commits; after a failed one, the table as stored."""
-        if not isinstance(self.table.journal, DeferredJournal):
-            return True
-        error, stored = self.table.journal.settle()
-        if error is None:
-            return True
+    def _take_back(self, error, stored, match, before):
+        """After a failed commit: the match as stored (not stored, so not accepted, as
+        Table.apply does itself when the journal refuses at once), and why."""
         if self.table.match is match and match is not None:
-            match.rebuild(before)  # not stored, so not accepted (as Table.apply does itself)
+            match.rebuild(before)
             for action in stored:
                 match.apply(action)
         self.table.set_alert("refused", str(error), "journal")
-        return False
 
     def _log_actions(self, shown):
         m = self.table.match
@@ -201,6 +204,12 @@ class Box:
                 raise TimeoutError(f"the box did not handle {kind.__name__} #{count}")
 
 
+def see(view_of):
+    """``(view, frame, its bytes)``: the view ``view_of()`` works out, drawn."""
+    view = view_of()
+    return (view, *draw(view))
+
+
 def draw(view):
     """The frame for ``view`` and its bytes (the display compares them with the last frame's)."""
     from assistant.box.screen import render  # Pillow: imported once the box starts, not at import time
@@ -226,6 +235,9 @@ class JournalRefused:
 
     def handle(self, event):
         return self.view()
+
+    def take(self, event):
+        pass
 
     def view(self):
         from assistant.box.view import Menu, View

@@ -1,17 +1,23 @@
-"""The journal's commits made durable on the box's thread while another thread draws the frame.
+"""The journal's commits made durable on the box's thread while another thread makes the frame.
 
 The table journals every accepted action before the screen changes. Storing it
 (SQLite's commit, an fsync with ``synchronous=FULL``) is the slowest part of a
 tap on the box, and drawing the next frame does not need it. So the box wraps
 the table's journal in a :class:`DeferredJournal`: ``append`` only keeps the
-action, and once the event is handled the box hands the new view to a
+action, and once the event is handled the box hands the table's ``view`` to a
 :class:`Renderer` and stores the kept actions itself with ``settle()``: the
 commit starts at once, on the thread that has the action, with no thread to
-wake first, and the frame is drawn meanwhile (the commit waits on the card with
-the GIL released). The frame is sent only once ``settle()`` has returned: never
-shown before its action is stored. When a commit failed, ``settle()`` says so
-and the box puts the table back as it was (as the table does itself when a
-journal refuses at once).
+wake first, and the view is worked out and drawn meanwhile (the commit waits on
+the card with the GIL released). The frame is sent only once ``settle()`` has
+returned: never shown before its action is stored. When a commit failed,
+``settle()`` says so and the box puts the table back as it was (as the table
+does itself when a journal refuses at once).
+
+The table is lent, not shared: the renderer reads it only between ``start`` and
+``result()``, and the box's thread does nothing but store the kept actions in
+that time (the journal and the club's outbox keep their own state). It changes
+the table again only once ``result()`` has returned, so the table still has one
+owner at any moment and no lock.
 
 The renderer's thread waits on a condition without a timeout: an idle box does
 not wake it. A frame the thread has not begun by the time the commit is over is
@@ -25,9 +31,9 @@ journal itself, or their own connection).
 
     journal = DeferredJournal(Journal(path))
     journal.append(action, seats)     # kept
-    renderer.start(view)              # drawn on the renderer's thread ...
+    renderer.start(table.view)        # worked out and drawn on the renderer's thread ...
     error, stored = journal.settle()  # ... while (None, [action]) is made durable here
-    frame, data = renderer.result()
+    view, frame, data = renderer.result()  # the table is the box thread's again
 """
 import threading
 
@@ -92,10 +98,10 @@ class DeferredJournal:
 
 
 class Renderer:
-    """Draws one view at a time on its own thread: ``start(view)``, then ``result()``."""
+    """Makes one frame at a time on its own thread: ``start(job)``, then ``result()``."""
 
     def __init__(self, draw):
-        self.draw = draw  # view -> (frame, its bytes)
+        self.draw = draw  # job -> the frame (the box's: the view's callable -> view, frame, bytes)
         self._cv = threading.Condition()
         self._job = None  # a view waiting for the thread
         self._busy = False

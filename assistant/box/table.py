@@ -89,6 +89,11 @@ class Table:
 
     def handle(self, event):
         """Apply one adapter event; returns the View to show."""
+        self.take(event)
+        return self.view()
+
+    def take(self, event):
+        """Apply one adapter event (its View is ``view()``)."""
         if isinstance(event, TagArrived):
             if event.inferred:  # found lying there (or its tap was garbled): never guess a play
                 self.set_alert("info", f"A card is lying on {self._pad_name(event.pad)}: "
@@ -110,7 +115,6 @@ class Table:
                 self.set_alert("reader-lost", event.reason or "Card reader lost: reconnecting", "reader-lost")
             elif self.alert_cause == "reader-lost":
                 self.alert = None
-        return self.view()
 
     def view(self):
         return build_view(self)

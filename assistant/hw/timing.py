@@ -4,12 +4,12 @@
         to display 0.01 ms; 4.62 ms in all
     INFO card-assistant.hw.timing: OLED: 396 bytes on I2C in 9.4 ms
 
-The box's thread marks each stage of an event: ``table`` (the rules, the table and its
-view), ``commit`` (the journal's commit, the frame drawn meanwhile on the render thread),
-``render`` (what the drawing still needed once the commit was over), ``to display`` (handing
+The box's thread marks each stage of an event: ``table`` (the rules and the table),
+``commit`` (the journal's commit, the view worked out and drawn meanwhile on the render
+thread), ``render`` (what the view and the drawing still needed once the commit was over), ``to display`` (handing
 the frame to the display's writer). An event that reads the journal while it is handled (an
-undo, a deal-scan card) has its commit made there, inside ``table``, and its frame drawn after
-it, all of it in ``render``. The OLED driver (assistant.hw.oled) logs each frame it sends:
+undo, a deal-scan card) has its commit made there, inside ``table``, and its view and frame
+made after it, all of it in ``render``. The OLED driver (assistant.hw.oled) logs each frame it sends:
 bytes on the wire and the time the I2C write took. No card or tag is named. The time before
 an event reaches the box (the reader's poll on the Pico, the serial line, parsing) is in
 docs/latency.md and ``dev.py bench reader``.
