@@ -63,7 +63,9 @@ class Publisher(threading.Thread):
         self.acked = 0
         self.connections = 0
         self._client = None
-        self.down = Repeated(log)  # a broker out of reach, or refusing: once, and once when back
+        # once when it starts and once when connected again: a broker out of reach is the Wi-Fi's
+        # ordinary weather (info); one that refuses the box is a mistake in its [club] (a warning)
+        self.down = {"reach": Repeated(log, logging.INFO), "refused": Repeated(log)}
 
     # --- control (any thread)
     def stop(self, timeout=5):
@@ -96,7 +98,7 @@ class Publisher(threading.Thread):
                 if self._session():
                     delay = RETRY[0]  # it was connected: the next attempt is soon, the backoff anew
             except (OSError, ValueError) as e:
-                self.down.happened("reach", f"club: broker {self.host}:{self.port} not reached "
+                self.down["reach"].happened("reach", f"club: broker {self.host}:{self.port} not reached "
                                             f"({type(e).__name__}); trying again")
             except Exception:  # never let a broker problem stop the box
                 log.exception("club: publisher error; trying again")
@@ -115,7 +117,7 @@ class Publisher(threading.Thread):
         def on_connect(c, userdata, flags, reason, properties):
             state["up"] = not reason.is_failure
             if reason.is_failure:  # a wrong password or ACL: logged once, retried with the backoff
-                self.down.happened("refused", f"club: the broker refused table {self.outbox.table} "
+                self.down["refused"].happened("refused", f"club: the broker refused table {self.outbox.table} "
                                               f"({reason}); trying again")
                 state["down"] = True
 
@@ -140,8 +142,8 @@ class Publisher(threading.Thread):
                 return False
             self.connected.set()
             self.connections += 1
-            for why in ("reach", "refused"):
-                self.down.ended(why, f"club: table {self.outbox.table} connected to the broker "
+            for why, repeated in self.down.items():
+                repeated.ended(why, f"club: table {self.outbox.table} connected to the broker "
                                      f"{self.host}:{self.port}")
             self._resend(client, inflight)
             cursor = 0
