@@ -162,3 +162,15 @@ def test_a_game_asked_for_over_a_match_in_play_of_the_other_game_is_said(tmp_pat
             "--game twenty-nine is offered first at the next new match (hold OK: the menu)") in out
     assert "screen: upcard: P1 deals 7 each" in out
     assert "holds a" not in piped(["sim", "--state-dir", tmp_path, "--game", "towers"], "q\n")
+
+
+def test_undoing_the_discard_says_so_without_naming_it(tmp_path):
+    """Fault: hold Back after the towers discard showed the discard prompt again with no word
+    that anything was undone (the trump card's undo says "Undone: the trump card")."""
+    from test_table import Hands, towers_to_play
+    h = Hands(tmp_path)
+    towers_to_play(h)
+    h.tap(2, "QC")                      # P2 deals and picked up: the discard, face down
+    v = h.press("back", held=True)
+    assert h.lines()[-1] == "accept" and v.phase == "discard"
+    assert v.prompt.split("\n") == ["Undone: the discard", "P2: discard face down", "on P2's pad; P1 leads"]

@@ -166,7 +166,7 @@ def fields(table):
     trick = dict(trick=tuple(e.trick), trick_no=e.done + 1)
     if e.discard_open and not e.trick:
         return dict(f, phase="discard", **trick, prompt="\n".join(
-            [f"{names[e.dealer]}: discard face down", f"on {names[e.dealer]}'s pad; {leader} leads"]))
+            [*note, f"{names[e.dealer]}: discard face down", f"on {names[e.dealer]}'s pad; {leader} leads"]))
     if not e.trick and e.done == 0 and not e.for_two:
         return dict(f, phase="for2", **trick, prompt="\n".join(
             [*note, f"{leader} leads;", choice_line(choices(table), table.cursor, f"{names[e.bidder]} for 2?")]))
