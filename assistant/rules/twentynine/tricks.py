@@ -70,12 +70,13 @@ class Tricks:
         known = self.known[s]
         full = known.bit_count() >= self.left[s]
         proven = book.shown(s, c, c >> 3, trick_no) if book.failures else ()
-        if not full:
-            if fail_led is not None:
-                excluded = self._trump_card if s == self.bidder and not self.revealed else None
-                book.failed(s, fail_led, trick_no, excluded)
-            if fail_trump is not None:
-                book.failed(s, fail_trump, trick_no, None)
+        # A full known hand is refused any failure at once, but for one: a call made before the
+        # hand line while holding the led suit (N11: a false call). That failure stands.
+        if fail_led is not None and (not full or known & SUIT_MASK[fail_led]):
+            excluded = self._trump_card if s == self.bidder and not self.revealed else None
+            book.failed(s, fail_led, trick_no, excluded)
+        if fail_trump is not None and not full:
+            book.failed(s, fail_trump, trick_no, None)
         bit = BIT[c]
         self.played |= bit
         self.known[s] = known & ~bit
