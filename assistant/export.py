@@ -78,7 +78,10 @@ def export(args):
 
 def _scenario(journal, mid):
     started = journal.db.execute("SELECT started FROM matches WHERE id=?", (mid,)).fetchone()[0]
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started))
+    try:
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started))
+    except (TypeError, ValueError, OverflowError, OSError):  # damage the box sets aside: the actions still count
+        when = "at a time the journal cannot say"
     return f"# match {mid} of the box's journal, started {when}\n# this file {WARNING}\n" + journal.export(mid)
 
 

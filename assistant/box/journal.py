@@ -199,6 +199,10 @@ class Journal:
             stored = _stored_version(db)
         except sqlite3.Error as e:
             raise JournalUnavailable(f"{self.path}: cannot read the journal ({e})") from None
+        except BadRow as e:  # a schema number that is not one: the box sets the file aside and repairs it
+            db.close()
+            raise JournalUnavailable(f"{self.path}: cannot read the journal ({e}); the box repairs it "
+                                     "at its next start") from None
         if stored is not None and stored > SCHEMA_VERSION:
             db.close()
             raise JournalTooNew(f"{self.path}: written by a newer card-assistant (schema {stored})")

@@ -46,7 +46,7 @@ class MatchRecord:
     game: str
     seats: tuple
     options: dict
-    started: float
+    started: float | None  # None: the journal's time is not readable
     state: str                                   # FINISHED, ABANDONED or IN_PLAY
     score: list = field(default_factory=list)    # exactly as ``replay --json`` gives it
     winner: list | None = None                   # names, exactly as ``replay --json`` gives it
@@ -62,7 +62,7 @@ class MatchRecord:
     @property
     def minutes(self):
         """How long a finished match lasted, from its start to its last action; None if unknown."""
-        if self.finished is None or self.state != FINISHED:
+        if self.finished is None or self.started is None or self.state != FINISHED:
             return None
         return max(0.0, (self.finished - self.started) / 60)
 

@@ -8,6 +8,7 @@ a lock that stops the daemon.
 import json
 import os
 import sqlite3
+import time
 
 from assistant.box.journal import Journal, JournalError, JournalNeedsRepair, JournalTooNew
 from assistant.box.stats import IN_PLAY, replay_match
@@ -83,7 +84,7 @@ class History:
                     "SELECT line FROM actions WHERE match=? ORDER BY seq", (mid,))]
                 try:
                     rec = replay_match(mid, game, tuple(json.loads(seats)), json.loads(options), lines,
-                                       started, is_latest)
+                                       _time(started), is_latest)
                 except Exception:  # a row the daemon will set aside at its next start
                     continue
                 cached = self._cache[mid] = (rows, is_latest, rec)
@@ -138,8 +139,11 @@ def kept_note(rec, rows, aside):
 
 
 def _time(value):
+    """A time the journal kept, or None when it is not one a page can show (a word, NaN, a number
+    out of the calendar's range: damage the box sets aside at its next start)."""
     try:
         t = float(value)
-    except (TypeError, ValueError):
+        time.gmtime(t)
+    except (TypeError, ValueError, OverflowError, OSError):
         return None
     return t if t > 0 else None
