@@ -1,22 +1,56 @@
-"""A small text file (a deck, players.txt) read whole, or a refusal in plain words naming it:
-never Python's own ``'utf-8' codec can't decode byte 0xff`` or ``[Errno 21] Is a directory``.
+"""A small text file (a deck, players.txt, the config) read whole, or a refusal in plain words
+naming it: never Python's own ``'utf-8' codec can't decode byte 0xff`` or ``[Errno 21] Is a
+directory``, and never a read that does not end: a pipe, a device (``/dev/zero``) or a file far
+too big for what it is, is refused before it is read.
 
 >>> read_text("/")
 Traceback (most recent call last):
 ValueError: / is a folder, not a file
+>>> read_text("/dev/zero")
+Traceback (most recent call last):
+ValueError: /dev/zero is not a file (a device, a pipe or a socket)
 """
+import os
+import stat
 from pathlib import Path
+
+LIMIT = 1 << 20  # bytes: a deck is under 1 KiB, players.txt and the config a few
+
+
+class NotSmallFile(ValueError):
+    """A path that is not a regular file, or one bigger than the limit; the message names neither
+    the path nor the reader (the caller says what the file is for)."""
+
+
+def read_small(path, limit=LIMIT):
+    """The bytes of the regular file at ``path``, at most ``limit``; OSError as ``open()`` raises it
+    (a folder: IsADirectoryError), NotSmallFile for anything else that is not a small file. The
+    file is opened without blocking, so a pipe with no writer is refused, not waited for."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise NotSmallFile("is not a file (a device, a pipe or a socket)")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise NotSmallFile(f"is too big ({st.st_size} bytes; at most {limit} are read)")
+    return data
 
 
 def read_text(path):
-    """The UTF-8 text of ``path``; ValueError saying why not (a folder, not UTF-8, unreadable)."""
+    """The UTF-8 text of ``path``; ValueError saying why not (a folder, not UTF-8, unreadable,
+    not a file, too big)."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{path} is a folder, not a file")
     try:
-        return path.read_text(encoding="utf-8")
+        return read_small(path).decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a text file (not UTF-8)") from None
+    except NotSmallFile as e:
+        raise ValueError(f"{path} {e}") from None
     except FileNotFoundError:
         raise ValueError(f"{path} does not exist") from None
     except OSError as e:

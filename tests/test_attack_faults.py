@@ -1,6 +1,7 @@
 """Faults an attack from outside found (a damaged file, garbage on a line, a kill), each one that
 the earlier tests did not: the real commands as subprocesses on a real journal damaged in place.
 Each test names the fault and what it did before."""
+import os
 import sqlite3
 import subprocess
 import sys
@@ -75,3 +76,56 @@ def test_a_start_time_out_of_the_calendar_leaves_the_pages_and_export_working(tm
     finally:
         err = web.stop()
     assert len(err.splitlines()) == 1, err
+
+
+def test_a_pipe_in_place_of_the_config_or_players_file_is_one_line_not_a_hang(tmp_path):
+    """Fault: a config file or players.txt that is a pipe (or a device: `deck = "/dev/zero"` in the
+    config read without end until the kernel killed the box for memory) was opened and read: the
+    command waited forever for a writer. Now one line saying it is not a file, at once."""
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    proc = card_assistant("export", "--config", fifo, "-")
+    assert proc.returncode != 0 and proc.stderr.splitlines() == [
+        f"card-assistant export: {fifo}: is not a file (a device, a pipe or a socket)"], proc.stderr
+    state = tmp_path / "state"
+    state.mkdir()
+    os.mkfifo(state / "players.txt")
+    proc = card_assistant("players", "list", "--state-dir", state)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert "players.txt is not a file" in proc.stderr
+
+
+def test_a_deck_too_big_to_be_one_is_refused_before_it_is_read(tmp_path):
+    """A deck is under 1 KiB; one of megabytes (or a device) is refused as too big, in one line."""
+    from assistant.box.deck import deck_for_play
+    deck = tmp_path / "deck.txt"
+    deck.write_text("04005EED000080 AS\n" * 100_000)
+    found, problem, screen = deck_for_play(deck)
+    assert found == {} and "is too big (1800000 bytes" in problem and screen.startswith("Deck unreadable")
+
+
+def test_a_pipe_in_place_of_the_screen_file_leaves_the_web_page_answering(tmp_path):
+    """Fault: the web page's Now reads the box's screen file holding the page's one lock; a pipe in
+    its place held that open, and so every page, waiting for a writer. Now it is no screen: the
+    page shows the table from the journal."""
+    fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 10),))
+    (tmp_path / "run").mkdir()
+    os.mkfifo(tmp_path / "run" / "screen.json")
+    web = Web(tmp_path)
+    try:
+        for p in ("/api/now", "/matches"):
+            status, _, body = web.get(p)
+            assert status == 200, (p, status, body)
+    finally:
+        web.stop()
+
+
+def test_the_bots_on_a_folder_that_cannot_hold_a_journal_stop_in_one_line(tmp_path):
+    """Fault: `sim --bots` on a state folder whose journal's name is a folder (or a dangling link,
+    or a -wal that is a folder) said the box's line, then "internal error (AttributeError)" and
+    asked for a bug report. Now the box's one line and status 1."""
+    (tmp_path / "journal.sqlite3").mkdir()
+    proc = card_assistant("sim", "--bots", "--matches", "1", "--state-dir", tmp_path)
+    assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
+    assert proc.stderr.splitlines() == [f"ERROR card-assistant: {tmp_path}/journal.sqlite3: the journal's name "
+                                        "is taken by something that is not a file; move it away"]

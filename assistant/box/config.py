@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from assistant.rules.scenario import GAMES as SCENARIO_GAMES, OPTIONS as SCENARIO_OPTIONS
+from assistant.textfile import NotSmallFile, read_small
 
 EXAMPLE = Path(__file__).parent.parent / "config.example.toml"
 DRIVERS = ("ssd1306", "sh1106", "dummy", "emulator")
@@ -224,8 +225,9 @@ def load(path=None):
         return Config()
     path = Path(path)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(read_small(path).decode("utf-8"))
+    except NotSmallFile as e:  # /dev/zero, a pipe: refused before reading, never read without end
+        raise ConfigError(f"{path}: {e}") from None
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except IsADirectoryError:

@@ -25,6 +25,7 @@ import logging
 import os
 
 from assistant.rules.cards import SUITS, card_label, card_name
+from assistant.textfile import read_small
 
 FILE = "screen.json"
 MAX_SIZE = 64 * 1024  # a bigger file is not one the box wrote
@@ -123,11 +124,8 @@ class ScreenFile:
 def read_screen(folder):
     """``(data, text)`` of the screen file in ``folder``, or None when there is none usable."""
     try:
-        with open(os.path.join(folder, FILE), "rb") as f:
-            raw = f.read(MAX_SIZE + 1)
-        if len(raw) > MAX_SIZE:
-            return None
-        text = raw.decode("utf-8")
+        # a regular file only: a pipe in its place would hold every page waiting for a writer
+        text = read_small(os.path.join(folder, FILE), MAX_SIZE).decode("utf-8")
         data = json.loads(text)
     except (OSError, ValueError):
         return None

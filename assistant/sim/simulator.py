@@ -109,7 +109,7 @@ class SimBox:
         from assistant.hw.events import Tick
         self._thread.start()
         if not self._ready.wait(30):
-            raise RuntimeError(f"the simulated box did not start: {self.error}")
+            raise RuntimeError("the simulated box did not start within 30 s")
         if self.error is not None:
             raise RuntimeError(f"the simulated box did not start: {self.error!r}")
         self.box.events.put(Tick())  # handled after run()'s first show(): the first frame exists
@@ -362,10 +362,16 @@ def main(argv):
         if args.state_dir is None:  # quit and start again: a fresh journal, unless it is named
             print(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
                   f"the match and resume it after quitting, start with --state-dir FOLDER")
-    except (RuntimeError, OSError) as e:
+    except OSError as e:  # the simulator's own deck or players file: its path in words, no errno
+        print(f"card-assistant sim: cannot write {e.filename2 or e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    except RuntimeError as e:
         print(f"card-assistant sim: {e}", file=sys.stderr)
         return 1
     try:
+        from assistant.box.daemon import JournalRefused
+        if args.bots and isinstance(sim.table, JournalRefused):  # the box's log line said why
+            return 1
         if args.bots:
             from assistant.hw.display import to_terminal
             from assistant.sim.bots import run_bots
