@@ -174,3 +174,18 @@ def test_undoing_the_discard_says_so_without_naming_it(tmp_path):
     v = h.press("back", held=True)
     assert h.lines()[-1] == "accept" and v.phase == "discard"
     assert v.prompt.split("\n") == ["Undone: the discard", "P2: discard face down", "on P2's pad; P1 leads"]
+
+
+def test_a_dealer_who_must_bid_is_not_told_to_bid_or_pass(tmp_path):
+    """N3: when the first three pass the dealer must bid. Fault: a card tapped then was refused
+    with "No card is wanted now: P2 to bid or pass", offering a pass the dealer does not have."""
+    from test_table import Hands
+    h = Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"))
+    h.tap(1, "9D"), h.tap(1, "JC")      # P2 deals, P3 speaks first
+    v = h.tap(3, "AH")
+    assert v.alert.text == "No card is wanted now: P3 to bid or pass"
+    h.press("back")                     # clears the alert
+    for _ in range(3):
+        h.press("left"), h.press("ok")  # pass, pass, pass
+    v = h.tap(2, "AH")
+    assert v.alert.text == "No card is wanted now: P2 to bid"

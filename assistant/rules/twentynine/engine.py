@@ -149,7 +149,7 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
             kinds = ("bid",) if self.high < HIGH_BID else ()
             if not (self.high == 0 and sum(self.active) == 1):
                 kinds += ("pass",)
-            return Waiting(f"{self.name(seat)} to bid or pass", seat, kinds)
+            return Waiting(f"{self.name(seat)} to {' or '.join(kinds) or 'bid or pass'}", seat, kinds)
         if p == TRUMP_CARD:
             kinds = ("trump",) if self.seventh else ("trump", "seventh")
             return Waiting(f"{self.name(self.bidder)} to set the trump card face down", self.bidder, kinds)
