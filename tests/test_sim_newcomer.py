@@ -189,3 +189,27 @@ def test_a_dealer_who_must_bid_is_not_told_to_bid_or_pass(tmp_path):
         h.press("left"), h.press("ok")  # pass, pass, pass
     v = h.tap(2, "AH")
     assert v.alert.text == "No card is wanted now: P2 to bid"
+
+
+def test_a_second_sim_on_a_state_folder_in_use_is_refused_in_one_line(tmp_path):
+    """Fault: a newcomer who started the sim again in a second terminal on the same --state-dir
+    got two boxes on one journal: each refused the other's actions with "the journal ... could not
+    be written (UNIQUE constraint failed: actions.match, actions.seq)", and the first one's screen
+    went stale. Now the second says the folder is in use and starts nothing."""
+    first = subprocess.Popen([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(tmp_path)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=environ())
+    try:
+        for line in first.stdout:  # the first box is up once it has drawn its screen
+            if "screen: " in line:
+                break
+        second = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(tmp_path)],
+                                input="JS\nq\n", capture_output=True, text=True, timeout=120, cwd=ROOT,
+                                env=environ())
+        assert second.returncode == 1 and second.stdout == ""
+        assert second.stderr.strip().splitlines() == [
+            f"card-assistant sim: {tmp_path} is in use by another card-assistant sim: quit that one first "
+            "(two boxes on one journal would each refuse the other's actions)"]
+    finally:
+        first.communicate("q\n", timeout=120)
+    assert first.returncode == 0
+    assert "screen: New match" in piped(["sim", "--state-dir", tmp_path], "q\n")  # free again

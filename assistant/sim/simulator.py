@@ -315,6 +315,19 @@ def parse_args(argv):
     return args
 
 
+def hold_folder(folder):
+    """Lock the state ``folder`` for as long as this process runs; False when another sim holds it
+    (a second sim on one journal had each box's actions refused by the other's, as a database error)."""
+    import fcntl
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    return True  # the descriptor stays open: the lock ends with the process
+
+
 def journal_game(state_dir):
     """The game of the match in play in ``state_dir``'s journal, or None (none, over, unreadable:
     the box says why when it starts)."""
@@ -350,6 +363,10 @@ def main(argv):
             Path(args.frames).mkdir(parents=True, exist_ok=True)
     except OSError as e:
         print(f"card-assistant sim: cannot make the folder {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    if not hold_folder(state_dir):
+        print(f"card-assistant sim: {state_dir} is in use by another card-assistant sim: quit that one "
+              f"first (two boxes on one journal would each refuse the other's actions)", file=sys.stderr)
         return 1
     try:
         sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan,
