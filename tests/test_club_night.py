@@ -202,3 +202,28 @@ def test_a_box_the_broker_refuses_says_so_once_and_backs_off(broker, tmp_path, c
 def retries(pub):
     """The waits the publisher's thread asked for between connection attempts."""
     return [d for d in list(pub.stopping.asked) if d is not None and d >= 0.2]
+
+
+def test_the_board_says_where_its_page_is(broker, tmp_path):
+    """Fault: `card-assistant board` printed nothing at all when it started (`card-assistant web`
+    says "serving http://..."), so a stranger could not tell it was up, nor where. One line."""
+    from assistant.club.broker import free_port, stop_process
+    from assistant.club.club_sim import fetch
+    secret = tmp_path / "pw"
+    secret.write_text(broker.passwords["board"] + "\n")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "board", "--broker",
+                             f"mqtt://board@127.0.0.1:{broker.port}", "--password-file", str(secret), "--club", "c",
+                             "--db", str(tmp_path / "b.sqlite3"), "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        def up():
+            try:
+                return fetch(port, 0.5)["subscribed"]
+            except OSError:
+                return False
+        assert wait_for(up)
+    finally:
+        stop_process(proc)
+    said = proc.stdout.read()
+    assert f"board: serving http://127.0.0.1:{port}/ for the club c (broker 127.0.0.1:{broker.port})" in said, said

@@ -323,6 +323,8 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
     client.connect_async(bhost, bport, keepalive=10)
     client.loop_start()
     server = serve(board, host, port)
+    log.info("board: serving http://%s:%s/ for the club %s (broker %s)", host, server.server_address[1],
+             _safe(board.club), where)
     try:
         (stop or threading.Event()).wait()
     finally:
