@@ -227,3 +227,25 @@ def test_the_board_says_where_its_page_is(broker, tmp_path):
         stop_process(proc)
     said = proc.stdout.read()
     assert f"board: serving http://127.0.0.1:{port}/ for the club c (broker 127.0.0.1:{broker.port})" in said, said
+
+
+def test_a_storm_of_refused_messages_is_two_log_lines_not_one_a_message(tmp_path, caplog):
+    """Fault: 20,000 garbage messages on a table's topic (mosquitto_pub -l) wrote 20,000 log lines,
+    enough for journald's rate limit to drop the board's real lines. As the reader does for its
+    refused lines: a kind of refusal at a table is logged when it starts and, with its count, once
+    it has stopped for 30 s; each is still counted on the page; other kinds are logged as usual."""
+    import logging
+    caplog.set_level(logging.INFO, logger="assistant.club.board")
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    for _ in range(2000):
+        board.receive("club/c/t1/events", b"garbage")
+    board.receive("club/c/t1/events", b"[1]")  # another kind
+    board.receive("club/c/t2/events", b"garbage")  # another table
+    said = [r.getMessage() for r in caplog.records]
+    assert board.counts["refused"] == 2002
+    assert len([w for w in said if "refused a message on club/c/t1/events: not JSON" in w]) == 1
+    assert len([w for w in said if "refused a message" in w]) == 3, said
+    board.quiet(0)  # as 30 s after the storm: its end, with its count
+    ended = [r.getMessage() for r in caplog.records if "no more messages refused" in r.getMessage()]
+    assert any("table t1" in w and "after 2000 times" in w for w in ended), ended
+    board.close()

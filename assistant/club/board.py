@@ -6,8 +6,8 @@ It subscribes to the club's topics (a persistent session, QoS 1), stores every e
 once in its own SQLite file (``id = [table, match, n]`` is the key: a message sent
 again is dropped) before the broker is acknowledged, rebuilds each table's matches
 through the rules engines (:mod:`.replay`) and serves the club's page and its JSON
-(``/api/club``). A malformed, oversized or conflicting message is refused with one
-log line and changes nothing; the board never stops for bad data. After a restart it
+(``/api/club``). A malformed, oversized or conflicting message is refused with a
+log line (one for a storm of one kind) and changes nothing; the board never stops for bad data. After a restart it
 rebuilds everything from its file.
 
 Out of order: an event whose predecessors have not arrived yet is *stored and held*,
@@ -26,6 +26,7 @@ import json
 import logging
 import math
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -43,6 +44,7 @@ MAX_RECORD = 1 << 20      # bytes: a whole match's public events
 MAX_NOW = 8192
 MAX_N = 100_000           # actions in one match: more is no real match
 MAX_HELD = 5000           # events of one table waiting for a gap to fill: hours of real play
+QUIET = 30                # seconds without a refusal of a kind before the log says it ended
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (tbl TEXT NOT NULL, match INTEGER NOT NULL, n INTEGER NOT NULL,
     body TEXT NOT NULL, t REAL, received REAL NOT NULL, PRIMARY KEY (tbl, match, n));
@@ -69,6 +71,7 @@ class Board:
         self.subscribed = False  # set once the broker granted the subscriptions
         self.connected = False   # the link to the broker is up (the page says when it is not)
         self.last = {}      # (table, match) -> the box's clock at its latest event that said it
+        self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
         rows = self.db.execute("SELECT tbl, match, n, body, t FROM events ORDER BY tbl, match, n")
         for tbl, mid, n, body, t in rows:
             try:  # checked again: a row an older board stored unchecked must not stop this one
@@ -82,17 +85,32 @@ class Board:
 
     # --- messages
     def receive(self, topic, payload):
-        """One MQTT message. Never raises: a refusal is a log line."""
+        """One MQTT message. Never raises: a refusal is a log line (once for a storm of one kind)."""
         with self.lock:
+            self._quiet(QUIET)
             try:
                 self._receive(topic, payload)
             except Refusal as e:
-                self.counts["refused"] += 1
-                log.warning("board: refused a message on %s: %s", _safe(topic), e)
+                self._refused(topic, str(e))
             except Exception as e:  # raised in paho's thread it would end the subscription: never
-                self.counts["refused"] += 1
-                log.error("board: a message on %s could not be used (%s); the board goes on",
-                          _safe(topic), type(e).__name__)
+                self._refused(topic, f"it could not be used ({type(e).__name__}); the board goes on")
+
+    def _refused(self, topic, why):
+        """Counted every time; logged when a kind of refusal starts at a table, and when it has
+        not happened for ``QUIET`` seconds, with its count (20,000 garbage messages: two lines)."""
+        self.counts["refused"] += 1
+        parts = topic.split("/")
+        kind = (_safe(parts[2]) if len(parts) > 2 else "", re.sub(r"[0-9]+", "N", why))
+        self.refusals.happened(kind, f"board: refused a message on {_safe(topic)}: {why}")
+
+    def quiet(self, seconds=QUIET):
+        """End (in the log, with their counts) the kinds of refusal not seen for ``seconds``."""
+        with self.lock:
+            self._quiet(seconds)
+
+    def _quiet(self, seconds):
+        self.refusals.quiet(seconds, lambda kind: f"board: no more messages refused at table "
+                                                  f"{kind[0] or '?'} for this ({kind[1]})")
 
     def _receive(self, topic, payload):
         parts = topic.split("/")
@@ -326,7 +344,9 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
     log.info("board: serving http://%s:%s/ for the club %s (broker %s)", host, server.server_address[1],
              _safe(board.club), where)
     try:
-        (stop or threading.Event()).wait()
+        stop = stop or threading.Event()
+        while not stop.wait(5):
+            board.quiet()  # a storm of refused messages that ended is said so, with its count
     finally:
         server.shutdown()
         client.loop_stop()
