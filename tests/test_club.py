@@ -403,7 +403,10 @@ def test_the_board_reads_its_password_from_a_file_never_from_its_command_line(br
         assert broker.passwords["board"] not in " ".join(proc.args)
     finally:
         stop_process(proc)
-    assert broker.passwords["board"] not in proc.stdout.read().decode()
+    said = proc.stdout.read().decode()
+    assert broker.passwords["board"] not in said
+    # and it says where its page is (it printed nothing at all: a stranger could not tell it was up)
+    assert f"board: serving http://127.0.0.1:{port}/ for the club c (broker 127.0.0.1:{broker.port})" in said
     for content, words in ((None, "does not exist"), ("", "is empty"), (b"\xff\xfe", "is not UTF-8")):
         bad = tmp_path / "bad"
         if content is None:

@@ -204,31 +204,6 @@ def retries(pub):
     return [d for d in list(pub.stopping.asked) if d is not None and d >= 0.2]
 
 
-def test_the_board_says_where_its_page_is(broker, tmp_path):
-    """Fault: `card-assistant board` printed nothing at all when it started (`card-assistant web`
-    says "serving http://..."), so a stranger could not tell it was up, nor where. One line."""
-    from assistant.club.broker import free_port, stop_process
-    from assistant.club.club_sim import fetch
-    secret = tmp_path / "pw"
-    secret.write_text(broker.passwords["board"] + "\n")
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "board", "--broker",
-                             f"mqtt://board@127.0.0.1:{broker.port}", "--password-file", str(secret), "--club", "c",
-                             "--db", str(tmp_path / "b.sqlite3"), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        def up():
-            try:
-                return fetch(port, 0.5)["subscribed"]
-            except OSError:
-                return False
-        assert wait_for(up)
-    finally:
-        stop_process(proc)
-    said = proc.stdout.read()
-    assert f"board: serving http://127.0.0.1:{port}/ for the club c (broker 127.0.0.1:{broker.port})" in said, said
-
-
 def test_a_storm_of_refused_messages_is_two_log_lines_not_one_a_message(tmp_path, caplog):
     """Fault: 20,000 garbage messages on a table's topic (mosquitto_pub -l) wrote 20,000 log lines,
     enough for journald's rate limit to drop the board's real lines. As the reader does for its
