@@ -2,6 +2,8 @@
 
 Lines go straight into Tracker.feed; each test names the fault it covers.
 """
+import pytest
+
 from assistant.hw.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
 from assistant.hw.protocol import frame
 from assistant.hw.reader import Tracker
@@ -186,3 +188,37 @@ def test_refused_lines_closer_than_30_s_are_one_storm_logged_twice(caplog):
     assert said[1:] == ["reader: 30 s without a refused line (no checksum) (after 20 times in 410 s)",
                         "reader line refused (no checksum), 1 bytes (logged once until it ends)"]
     assert t.counts["no checksum"] == 21
+
+
+STORMS = {  # a kind of well-framed line that is wrong, repeated: (lines of it from seq 3, what the log says)
+    "doubled": (lambda s: [(s, "HB AAAA 1"), (s, "HB AAAA 1")], "arrived twice: dropped the copy"),
+    "seq jumps": (lambda s: [(s + 1, "HB AAAA 1")], "lost ("),
+    "implied losses": (lambda s: [(s, f"REMOVE 1 {A}")], "pad 1: a lost line is implied"),
+    "a missing chip": (lambda s: [(s, "STATUS 2 missing 00 0")], "pad 2: no MFRC522 answers"),
+    "refused commands": (lambda s: [(s, "ERR - bad frame")], "reader refused a command"),
+}
+
+
+@pytest.mark.parametrize("storm", sorted(STORMS))
+def test_a_storm_of_well_framed_wrong_lines_is_logged_twice_not_once_a_line(caplog, storm):
+    """Fault (found by an outside attack on the line): a firmware that doubles every line, skips
+    numbers, sends REMOVE of tags it never reported, STATUS missing or ERR, each one correctly
+    framed, wrote one log line per line (a CONFLICT flood two): 5,000 lines for 5,000, enough for
+    journald's rate limit to drop the `action:` lines. Now such a storm is logged when it starts
+    and, with its exact count, at the first good line 30 s after the last."""
+    now = [0.0]
+    t = Tracker(clock=lambda: now[0])
+    feed(t, (0, HELLO.format("AAAA")), (1, "STATE 1 -"), (2, "STATE 2 -"))
+    lines, words = STORMS[storm]
+    seq = 3
+    for _ in range(1000):
+        for s, body in lines(seq):
+            seq = s
+            t.feed(frame(s, body))
+        seq += 1
+    said = [r.getMessage() for r in caplog.records if words in r.getMessage()]
+    assert len(said) == 1 and said[0].endswith("(logged once until it ends)"), said[:3]
+    now[0] += 31
+    feed(t, (seq, "HB AAAA 1"))
+    over = [r.getMessage() for r in caplog.records if r.getMessage().startswith("reader: 30 s without")]
+    assert len(over) == 1 and "(after 1000 times in 31 s)" in over[0], over

@@ -26,7 +26,18 @@ log = logging.getLogger(__name__)
 LINK_ERRORS = (serial.SerialException, OSError, termios.error)
 STALE_WINDOW = 64  # a seq this far behind the last is an old line, not a restart
 WRITE_TIMEOUT = 0.05  # seconds a command may wait for room on the line before it is dropped
-QUIET = 30.0  # seconds without a refused line (of a reason) or a restart: that storm is over
+QUIET = 30.0  # seconds without a line of a kind that can storm (refused, lost, doubled...): that storm is over
+
+
+def _storm_words(key):
+    """What a storm of ``key`` was, for the line that says it is over."""
+    words = {"restart": "a restart", "duplicate": "a line arriving twice", "lost": "a lost line",
+             "stale": "a stale line", "err": "a refused command"}
+    if key in words:
+        return words[key]
+    kind, detail = key
+    return {"refused": f"a refused line ({detail})", "implied": f"a lost line implied on pad {detail}",
+            "no chip": f"pad {detail} saying no MFRC522 answers"}[kind]
 
 
 class Tracker:
@@ -50,9 +61,11 @@ class Tracker:
         self._last_line = b""
         self.held = []  # lines behind the last one, held until the next line says what they are
         self.repeated = Repeated(log, logging.INFO)
-        # a refused line (per reason) or a restart is logged when it starts; a storm of them is
-        # counted, then logged with its exact count once QUIET seconds pass without one (a
-        # garbage or reboot storm writes two lines, not thousands that hit journald's rate limit)
+        # a refused line (per reason), a restart, and each kind of well-framed line that is wrong
+        # (doubled, lost, stale, a pad's change that implies a lost one, an ERR, a missing chip) is
+        # logged when it starts; a storm of them is counted, then logged with its exact count once
+        # QUIET seconds pass without one (a garbage, reboot or doubling storm writes two lines, not
+        # thousands that hit journald's rate limit and push the `action:` lines out)
         self.troubles = Repeated(log, clock=clock)
 
     def link_opened(self):
@@ -77,7 +90,7 @@ class Tracker:
         line = line.rstrip(b"\r\n")
         if self._is_copy(msg, line):
             self.counts["duplicate"] += 1
-            log.warning("reader line %d arrived twice: dropped the copy", msg.seq)
+            self._trouble("duplicate", f"reader line {msg.seq} arrived twice: dropped the copy")
             return []
         self._last_line = line
         out = self._sequence(msg)
@@ -119,15 +132,15 @@ class Tracker:
         lost = (msg.seq - last - 1) % protocol.SEQ_MOD
         self.counts["dropped"] += lost
         self._lost()
-        log.warning("reader lines %d..%d lost (%d): asking for the pads' state", (last + 1) % protocol.SEQ_MOD,
-                    (msg.seq - 1) % protocol.SEQ_MOD, lost)
+        self._trouble("lost", f"reader lines {(last + 1) % protocol.SEQ_MOD}..{(msg.seq - 1) % protocol.SEQ_MOD} "
+                              f"lost ({lost}): asking for the pads' state")
         return []
 
     def _drop_held(self):
         if self.held:
             self.counts["out of order"] += len(self.held)
-            log.warning("reader lines %s after %d: refused as stale", ",".join(str(m.seq) for m in self.held),
-                        self.last_seq)
+            self._trouble("stale", f"reader lines {','.join(str(m.seq) for m in self.held)} after "
+                                   f"{self.last_seq}: refused as stale")
             self.held = []
 
     def _reboot_without_hello(self, msg):
@@ -149,8 +162,7 @@ class Tracker:
         self.troubles.happened(key, text)
 
     def _troubles_over(self):
-        self.troubles.quiet(QUIET, lambda key: f"reader: {QUIET:g} s without "
-                            + ("a restart" if key == "restart" else f"a refused line ({key[1]})"))
+        self.troubles.quiet(QUIET, lambda key: f"reader: {QUIET:g} s without " + _storm_words(key))
 
     def _lost(self):
         self.losses += 1
@@ -195,7 +207,7 @@ class Tracker:
         if self.pads.get(pad, "") == was:
             return []
         self.counts["recovered"] += 1
-        log.warning("pad %d: a lost line is implied; recovering", pad)
+        self._trouble(("implied", pad), f"pad {pad}: a lost line is implied; recovering")
         return self._move(pad, was, inferred=True)
 
     def _on_arrive(self, m):
@@ -233,11 +245,12 @@ class Tracker:
     def _on_status(self, m):
         self.status[m.pad] = m.fields[1:]
         if m.fields[1] != "ok":
-            log.warning("pad %d: no MFRC522 answers (version %s): check its wiring", m.pad, m.fields[2])
+            self._trouble(("no chip", m.pad), f"pad {m.pad}: no MFRC522 answers (version {m.fields[2]}): "
+                                               "check its wiring")
         return []
 
     def _on_err(self, m):
-        log.warning("reader refused a command: %s", " ".join(m.fields))
+        self._trouble("err", f"reader refused a command: {' '.join(m.fields)}")
         return []
 
     def _on_pong(self, m):
