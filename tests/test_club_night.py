@@ -160,6 +160,24 @@ def test_guests_at_different_tables_are_not_added_up_as_one_player(tmp_path):
     assert "<td>P2</td>" not in page and "P3" not in page.split("left out here")[1] and "Guests" in page
 
 
+
+def test_the_club_page_does_not_call_a_matchs_record_a_duplicate(tmp_path):
+    """Fault (a club organiser reading the board after a calm evening): the page said "5,155 sent
+    twice and dropped", as if something were wrong, when every one was a copy the box sends on
+    purpose (the match's record at its end). It says they came again as they should, kept once."""
+    from assistant.club.page import club_page, records
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 2)
+    play(t, bot, "towers", ("Ann", "Bob"))
+    for _, topic, payload in j.outbox_rows(0, 100_000):
+        board.receive(topic, payload.encode())
+    html = club_page(board, records(board))
+    assert board.counts["duplicates"] == board.counts["stored"]  # the record: every event again
+    assert "sent twice" not in html and f"{board.counts['stored']} events stored, each once" in html
+    assert "as they should: in each match's record at its end" in html
+    board.close()
+
+
 def test_a_box_the_broker_refuses_says_so_once_and_backs_off(broker, tmp_path, caplog):
     """Fault (a box given a wrong password for the club): the publisher logged "the broker refused
     table t1" and tried again every 0.2 s, for ever: 196 lines in 40 s on the simulator's terminal

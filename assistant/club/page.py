@@ -76,8 +76,9 @@ def club_page(board, recs):
         by_table.setdefault(r.table, []).append(r)
     counts = board.counts
     parts = [f"<h1>Club {escape(board.club)}</h1>",
-             f'<p class="quiet">{counts["stored"]} events stored, {counts["duplicates"]} sent twice and '
-             f'dropped, {counts["refused"]} refused. Updates every 5 seconds.</p>']
+             f'<p class="quiet">{counts["stored"]} events stored, each once ({counts["duplicates"]} came again, '
+             f'as they should: in each match\'s record at its end and after reconnects), '
+             f'{counts["refused"]} refused. Updates every 5 seconds.</p>']
     if not board.connected:
         parts.append('<p class="quiet">The board is not connected to the broker: '
                      'nothing new can arrive until it is (the log says why).</p>')
