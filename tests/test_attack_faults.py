@@ -129,3 +129,17 @@ def test_the_bots_on_a_folder_that_cannot_hold_a_journal_stop_in_one_line(tmp_pa
     assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
     assert proc.stderr.splitlines() == [f"ERROR card-assistant: {tmp_path}/journal.sqlite3: the journal's name "
                                         "is taken by something that is not a file; move it away"]
+
+
+def test_the_bots_stopped_by_a_full_card_say_so_in_one_line_naming_no_hidden_card(tmp_path):
+    """Fault: `sim --bots` on a storage card that fills up (a tmpfs of 160 KiB in the attack; here
+    SQLite's own "database or disk is full" from a trigger, the error a full card gives) ended in
+    "internal error (SimError) ... report it", a bug report for a full card. Now one line saying
+    the bots stopped and why; the action is named as the log names it, never a hidden card."""
+    fill(tmp_path / "journal.sqlite3", (("twenty-nine-random.scn", 0),))
+    damage(tmp_path / "journal.sqlite3", "CREATE TRIGGER full BEFORE INSERT ON actions "
+                                         "BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
+    proc = card_assistant("sim", "--bots", "--matches", "1", "--game", "twenty-nine", "--state-dir", tmp_path)
+    assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("card-assistant sim:")]
+    assert line.startswith("card-assistant sim: the bots stopped: the box ") and "the storage card is full" in line

@@ -13,7 +13,6 @@ import random
 import time
 
 from assistant.rules.match import engine_class
-from assistant.rules.scenario import format_action
 from assistant.box.table_view import choices_for, hand_open
 
 MENU_KINDS = ("claim", "accuse", "finish", "double", "redouble", "pair", "undo")
@@ -71,7 +70,7 @@ def choose(sim, action):
             sim.press("ok")
             return
     labels = [label for label, _ in options]
-    raise SimError(f"the screen offers {labels}, not {format_action(action, sim.table.match.seats)}")
+    raise SimError(f"the screen offers {labels}, not {_words(action, sim.table.match)}")
 
 
 def menu_pick(sim, want):
@@ -239,16 +238,22 @@ def _check(sim, before, action):
     if not isinstance(action, str) and action.kind == "flip":  # one tap, one flip line
         want = [type(action)("flip", cards=(c,)) for c in action.cards]
         if m.actions[before:] != want:
-            raise SimError(f"the box took {m.actions[before:]} for {_words(action, m)}")
+            took = " ".join(_words(a, m) for a in m.actions[before:]) or "nothing"
+            raise SimError(f"the box took {took} for {_words(action, m)} ({_alert(sim)})")
         return
     if len(m.actions) != before + 1:
-        alert = sim.table.alert.text if sim.table.alert else "no alert"
-        raise SimError(f"the box did not take {_words(action, m)} ({alert})")
+        raise SimError(f"the box did not take {_words(action, m)} ({_alert(sim)})")
     got = m.actions[-1]
     loose = ("claim", "double", "redouble", "pair")  # the menu names the seat the engine defaults to
     if got != action and not (got.kind == getattr(action, "kind", action) and got.kind in loose):
         raise SimError(f"the box took {_words(got, m)} for {_words(action, m)}")
 
 
+def _alert(sim):
+    return sim.table.alert.text if sim.table.alert else "no alert"
+
+
 def _words(action, m):
-    return action if isinstance(action, str) else format_action(action, m.seats)
+    """The action in words for a message on the terminal: a hidden card is never named."""
+    from assistant.box.daemon import public_line
+    return action if isinstance(action, str) else public_line(action, m.seats)

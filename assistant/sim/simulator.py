@@ -392,7 +392,12 @@ def main(argv):
         if args.bots:
             from assistant.hw.display import to_terminal
             from assistant.sim.bots import run_bots
-            status = run_bots(sim, args.game, args.matches, args.seed, args.renege_rate, pace=args.pace)
+            from assistant.sim.bots import SimError
+            try:
+                status = run_bots(sim, args.game, args.matches, args.seed, args.renege_rate, pace=args.pace)
+            except SimError as e:  # the box refused a bot's action (a full card, say): said, not a bug report
+                print(f"card-assistant sim: the bots stopped: {e}", file=sys.stderr)
+                return 1
             print("the last frame on the OLED:")
             print(to_terminal(sim.box.frame, compact=True))
             if args.club_cfg is not None:
