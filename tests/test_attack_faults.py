@@ -143,3 +143,30 @@ def test_the_bots_stopped_by_a_full_card_say_so_in_one_line_naming_no_hidden_car
     assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
     [line] = [x for x in proc.stderr.splitlines() if x.startswith("card-assistant sim:")]
     assert line.startswith("card-assistant sim: the bots stopped: the box ") and "the storage card is full" in line
+
+
+BAD_CONFIG = {  # what the config said, what the box did with it before
+    "a NUL in the state folder": ('[paths]\nstate_dir = "/tmp/a\\u0000b"\n',  # run: internal error (ValueError)
+                                  "[paths] state_dir holds a control character"),
+    "a NUL in the reader's device": ('[reader]\ndevice = "/dev/tty\\u0000S0"\n',  # every retry, its NUL in the log
+                                     "[reader] device holds a control character"),
+    "a baud rate no port takes": ("[reader]\nbaud = 99999999999\n",  # a traceback in the log at every retry
+                                  "[reader] baud 99999999999 is not a baud rate"),
+    "a hold no one can make": ("[buttons]\nhold_time = 1e300\n",  # accepted: no menu, no undo, ever
+                               "[buttons] hold_time 1e+300 s is longer than a hold"),
+    "a negative I2C bus": ("[display]\ni2c_port = -3\n",  # accepted: '/dev/i2c--3 is not there'
+                           "[display] i2c_port -3 is not an I2C bus number"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(BAD_CONFIG))
+def test_a_config_value_no_box_can_use_is_one_line_naming_it(tmp_path, fault):
+    """Faults found by attacking the config: each value was taken, and failed later (an internal
+    error, a traceback in the log at every retry of the reader) or left the box unusable without
+    a word. Now the config is refused in one line naming the section and key, as a typo is."""
+    text, said = BAD_CONFIG[fault]
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(text)
+    proc = card_assistant("export", "--config", cfg, "-")
+    assert proc.returncode != 0 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert said in proc.stderr and "Traceback" not in proc.stderr

@@ -32,7 +32,10 @@ GAME_OPTIONS = {key: tuple(int(v) if v.isdigit() else v for v in values)
                 for key, values in SCENARIO_OPTIONS.items()}
 
 
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a club's or a table's name: one MQTT topic level
+NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")  # in no path, device, address or name of the config
+MAX_HOLD = 10.0  # seconds: a hold_time beyond this is a typo (no hold would ever count)
+MAX_BAUD = 4_000_000  # the fastest rate Linux's serial drivers take  # a club's or a table's name: one MQTT topic level
 
 
 class ConfigError(ValueError):
@@ -178,6 +181,17 @@ def _validate(cfg, source):
         problems.append(f"[table] pads {list(pads)!r} must be 1 to 4 different roles of {', '.join(roles)}")
     if b.hold_time <= 0 or b.bounce_time < 0:
         problems.append("[buttons] hold_time must be above 0 and bounce_time 0 or more")
+    if b.hold_time > MAX_HOLD:  # 1e300 s: no hold ever counts, so no menu and no undo
+        problems.append(f"[buttons] hold_time {b.hold_time:g} s is longer than a hold ({MAX_HOLD:g} s at most)")
+    if not 0 <= d.i2c_port <= 99:
+        problems.append(f"[display] i2c_port {d.i2c_port} is not an I2C bus number (/dev/i2c-N)")
+    if not 1 <= cfg.reader.baud <= MAX_BAUD:  # pyserial: ValueError below 0, OverflowError far above
+        problems.append(f"[reader] baud {cfg.reader.baud} is not a baud rate (1 to {MAX_BAUD})")
+    for section in fields(Config):  # a NUL in a path fails every open() with a ValueError
+        for f in fields(section.type):
+            value = getattr(getattr(cfg, section.name), f.name)
+            if any(isinstance(v, str) and CONTROL_RE.search(v) for v in (value if isinstance(value, tuple) else (value,))):
+                problems.append(f"[{section.name}] {f.name} holds a control character (a NUL, a newline)")
     if b.bounce_time >= b.hold_time:
         problems.append("[buttons] bounce_time must be shorter than hold_time")
     if not 0 < cfg.web.port < 65536:
