@@ -213,3 +213,9 @@ def test_a_second_sim_on_a_state_folder_in_use_is_refused_in_one_line(tmp_path):
         first.communicate("q\n", timeout=120)
     assert first.returncode == 0
     assert "screen: New match" in piped(["sim", "--state-dir", tmp_path], "q\n")  # free again
+
+
+def test_ctrl_d_ends_the_prompts_line(tmp_path):
+    """Fault: Ctrl-D at the sim's prompt quit with the shell's prompt glued to "> " on one line."""
+    out = in_terminal(["sim", "--state-dir", tmp_path], "\x04", columns=140)
+    assert out.endswith("> \n"), repr(out[-40:])

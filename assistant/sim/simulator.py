@@ -496,7 +496,8 @@ def interactive(sim):
         print("  screen: " + screen_words(sim.box.view))
         try:
             line = input("> ").strip()
-        except EOFError:
+        except EOFError:  # Ctrl-D: end the prompt's line, as Ctrl-C does, so the shell's starts clean
+            print()
             return 0
         word = line.lower()
         if word in ("q", "quit", "exit"):
