@@ -153,6 +153,10 @@ def test_replay_of_garbage_is_one_plain_line(tmp_path, what, make, words):
     (["--pads", "P1,P3,centre"], "does not fit towers"),
     (["--game", "twenty-nine", "--pads", "P1,P2,P3,P4,centre"], "does not fit twenty-nine"),
     (["--pads", "P1,P1"], "does not fit towers"),
+    # an outside attack: the bots ended in "internal error (SimError)" (P3 tapped on P1's pad) and
+    # "internal error (ValueError)" (the towers dealer with no pad of their own for the discard)
+    (["--game", "twenty-nine", "--pads", "P1,P2"], "P3, P4 would have no pad; add centre"),
+    (["--bots", "--pads", "centre"], "P1, P2 would have no pad for the discard"),
     (["--matches", "0"], "--matches must be 1 or more"),
     (["--renege-rate", "1.5"], "from 0 to 1"),
     (["--renege-rate", "-0.1"], "from 0 to 1"),

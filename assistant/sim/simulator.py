@@ -279,6 +279,12 @@ def parse_args(argv):
         if wrong or not 1 <= len(pads) <= 4 or len(set(pads)) != len(pads):
             p.error(f"--pads {args.pads!r} does not fit {args.game}: name 1 to 4 different pads "
                     f"of {', '.join(roles)}, separated by commas")
+        seats = [r for r in roles if r != "centre"]
+        missing = [r for r in seats if r not in pads]
+        # a seat with nowhere to tap; in towers the bots' dealer discards on their own pad
+        if missing and ((args.game == "towers" and args.bots) or (args.game != "towers" and "centre" not in pads)):
+            p.error(f"--pads {args.pads!r} does not fit {args.game}: {', '.join(missing)} would have no pad"
+                    + (" for the discard" if args.game == "towers" else "; add centre"))
         args.pads = pads
     from assistant.box.config import GAME_OPTIONS
     from assistant.rules.match import ENGINES, engine_class
