@@ -42,6 +42,12 @@ def cannot_write(path):
     from pathlib import Path
     path = Path(path)
     folder = path.parent
+    try:
+        os.stat(folder)
+    except FileNotFoundError:
+        pass  # said below
+    except OSError as e:  # a folder this user may not enter
+        return f"{path} cannot be written ({e.strerror})"
     if path.is_dir():
         return f"{path} is a folder: name a file in it"
     if not folder.is_dir():
@@ -53,13 +59,16 @@ def cannot_write(path):
 
 def state_dir_problem(path):
     """Why ``path`` cannot be the state folder, in words, or None: a file, or nothing there."""
-    from pathlib import Path
-    path = Path(path)
-    if path.is_dir():
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"{path} does not exist (--state-dir names the box's state folder)"
+    except OSError as e:  # a folder under one this user may not enter (the box's own, 0700)
+        return f"{path} cannot be reached ({e.strerror}): run this as the box's user, or with sudo"
+    if stat.S_ISDIR(mode):
         return None
-    if path.exists():
-        return f"{path} is a file, not a folder (--state-dir names the box's state folder)"
-    return f"{path} does not exist (--state-dir names the box's state folder)"
+    return f"{path} is a file, not a folder (--state-dir names the box's state folder)"
 
 
 def usage():

@@ -170,3 +170,38 @@ def test_a_config_value_no_box_can_use_is_one_line_naming_it(tmp_path, fault):
     proc = card_assistant("export", "--config", cfg, "-")
     assert proc.returncode != 0 and len(proc.stderr.splitlines()) == 1, proc.stderr
     assert said in proc.stderr and "Traceback" not in proc.stderr
+
+
+def unreachable_folder(tmp_path):
+    """A folder path this user may not even look at: one under a folder of mode 000 (the box's own
+    state folder, 0700, seen by another user), or, for root, who enters any mode, a process's
+    working directory where the kernel refuses it (else the test cannot be made: skipped)."""
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        (locked / "state").mkdir(parents=True)
+        locked.chmod(0)
+        return locked / "state"
+    try:
+        os.stat("/proc/1/cwd/x")
+    except PermissionError:
+        return Path("/proc/1/cwd")
+    except OSError:
+        pass
+    pytest.skip("root may look into every folder here: no folder to refuse it")
+
+
+@pytest.mark.parametrize("command", [("export", "-"), ("players", "list"), ("web", "--port", "0"),
+                                     ("sim", "--bots")])
+def test_a_state_folder_this_user_may_not_reach_is_one_line(tmp_path, command):
+    """Fault: `export`, `players`, `web` and `sim` on a state folder the user may not look at (the
+    box's own folder, 0700, from another user's shell; Python 3.11's Path.exists() raises
+    PermissionError there) each said "internal error (PermissionError) ... report it". Now one
+    line saying it cannot be reached."""
+    folder = unreachable_folder(tmp_path)
+    try:
+        proc = card_assistant(command[0], "--state-dir", folder, *command[1:])
+    finally:
+        if folder.parent.name == "locked":
+            folder.parent.chmod(0o700)
+    assert proc.returncode != 0 and "internal error" not in proc.stderr, proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and "cannot be reached" in proc.stderr, proc.stderr

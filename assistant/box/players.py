@@ -82,8 +82,11 @@ def parse_players(text, source=FILE):
 def load_players(state_dir):
     """``{uid: name}`` from the state folder's players file; {} when there is none."""
     path = Path(state_dir) / FILE
-    if not path.exists():
-        return {}
+    try:
+        if not path.exists():
+            return {}
+    except OSError as e:  # a folder it may not read: Python 3.11's exists() raises
+        raise PlayersError(f"cannot read the players: {path} cannot be read ({e.strerror})") from None
     from assistant.textfile import read_text
     try:
         text = read_text(path)

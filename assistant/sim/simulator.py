@@ -51,7 +51,7 @@ def _loaded(load, path):
     from assistant.box.deck import DeckError
     try:
         return load(path) if path.exists() else None
-    except DeckError:
+    except (DeckError, OSError):  # Python 3.11's exists() raises in a folder it may not read
         return None
 
 
@@ -316,8 +316,11 @@ def parse_args(argv):
     if args.bots and args.deal_scan and cannot_scan(args.game):
         p.error(f"--deal-scan: {cannot_scan(args.game)}")
     for flag, folder in (("--state-dir", args.state_dir), ("--frames", args.frames)):
-        if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
-            p.error(f"{flag} {folder}: that is a file, not a folder")
+        try:
+            if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
+                p.error(f"{flag} {folder}: that is a file, not a folder")
+        except OSError as e:  # a folder under one this user may not enter (Python 3.11's exists() raises)
+            p.error(f"{flag} {folder}: cannot be reached ({e.strerror})")
     return args
 
 
@@ -340,7 +343,10 @@ def journal_game(state_dir):
     import sqlite3
     from assistant.box.journal import Journal, JournalError
     path = Path(state_dir) / "journal.sqlite3"
-    if not path.is_file():
+    try:
+        if not path.is_file():
+            return None
+    except OSError:  # a folder it may not read (Python 3.11's is_file() raises): said when the box starts
         return None
     try:
         journal = Journal(str(path), readonly=True)
@@ -370,7 +376,12 @@ def main(argv):
     except OSError as e:
         print(f"card-assistant sim: cannot make the folder {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
-    if not hold_folder(state_dir):
+    try:
+        held = hold_folder(state_dir)
+    except OSError as e:  # a folder this user may not open (mode 000): one line, as the box says it
+        print(f"card-assistant sim: cannot open the folder {state_dir}: {e.strerror}", file=sys.stderr)
+        return 1
+    if not held:
         print(f"card-assistant sim: {state_dir} is in use by another card-assistant sim: quit that one "
               f"first (two boxes on one journal would each refuse the other's actions)", file=sys.stderr)
         return 1
