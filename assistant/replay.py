@@ -89,7 +89,9 @@ def read_scenario(name, stdin=None):
         raise ValueError(f"not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start})") from None
     if "\0" in text:
         raise ValueError("not a text file (it holds NUL bytes)")
-    return text.splitlines()
+    # A line ends at a newline (LF, CRLF or a lone CR), as in an editor, grep or sed: not at the
+    # other breaks str.splitlines knows (U+2028, form feed, ...), which may sit inside a comment.
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def shown(text):

@@ -105,3 +105,27 @@ def test_the_towers_discard_is_never_named_when_refused():
     """Hidden information: playing the face-down discard is refused without naming it."""
     line, message = refused("game towers\nflip JS\nupcard 9H\npass\naccept\ndiscard AS\nplay AS")
     assert line == 7 and message == "that card is out of play this hand"
+
+
+@pytest.mark.parametrize("odd", ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "\x1e"])
+def test_only_a_newline_ends_a_line(tmp_path, odd):
+    """Fault found by an independent implementation: the file was cut with str.splitlines, so a
+    Unicode line separator, a form feed or another such character (pasted into a comment) ended
+    the comment: the words after it were played as an action, and the line numbers of later
+    refusals no longer matched the file as an editor, grep or sed show it. A line ends at a
+    newline (LF, CRLF, or a lone CR) only."""
+    f = tmp_path / "odd.scn"
+    f.write_bytes(f"game twenty-nine\nflip JS # the dealer{odd}bid 16\nbid 15\n".encode("utf-8"))
+    out = cli("replay", str(f), "--json")
+    assert (out.returncode, out.stderr.strip()) == (2, "line 3: bids run from 16 to 29, not 15")
+    f.write_bytes(f"game twenty-nine\nflip JS # the dealer{odd}bid 16\n".encode("utf-8"))
+    state = json.loads(cli("replay", str(f), "--json").stdout)
+    assert (state["hand"], state["bidder"], state["to_act"]) == (0, None, "P2")
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_crlf_and_a_lone_cr_end_a_line(tmp_path, newline):
+    f = tmp_path / "crlf.scn"
+    f.write_bytes(newline.join(["game twenty-nine", "flip JS", "bid 16", "bid 15", ""]).encode("utf-8"))
+    out = cli("replay", str(f), "--json")
+    assert (out.returncode, out.stderr.strip()) == (2, "line 4: bids run from 16 to 29, not 15")
