@@ -183,7 +183,7 @@ def _validate(cfg, source):
         problems.append("[buttons] hold_time must be above 0 and bounce_time 0 or more")
     if b.hold_time > MAX_HOLD:  # 1e300 s: no hold ever counts, so no menu and no undo
         problems.append(f"[buttons] hold_time {b.hold_time:g} s is longer than a hold ({MAX_HOLD:g} s at most)")
-    if not 0 <= d.i2c_port <= 99:
+    if not 0 <= d.i2c_port < 1 << 20:  # a device minor number
         problems.append(f"[display] i2c_port {d.i2c_port} is not an I2C bus number (/dev/i2c-N)")
     if not 1 <= cfg.reader.baud <= MAX_BAUD:  # pyserial: ValueError below 0, OverflowError far above
         problems.append(f"[reader] baud {cfg.reader.baud} is not a baud rate (1 to {MAX_BAUD})")
