@@ -162,3 +162,33 @@ def test_a_pad_conflict_is_not_logged_twice_but_a_refusal_is(tmp_path, caplog):
     finally:
         display.close()
         box.table.journal.close()
+
+
+def test_a_storm_of_alerts_is_logged_up_to_twenty_then_counted(tmp_path, caplog):
+    """Fault (an outside attack on the reader's line): a firmware sending 5,000 well-framed taps of
+    unknown tags on alternating pads made 5,000 "alert:" log lines, enough for journald's rate
+    limit to drop the `action:` lines. Now the first 20 alerts in 30 s are logged one by one, the
+    rest counted (one line at the start, one with the count 30 s after the last)."""
+    from assistant.box.config import Display as DisplayCfg
+    from assistant.hw.display import open_display
+    table = Table(Journal(str(tmp_path / "journal.sqlite3")), DECK, pads=("P1", "P2", "centre"))
+    box = Box(table, open_display(DisplayCfg(driver="dummy")))
+    now = [0.0]
+    box.clock = lambda: now[0]
+    try:
+        box.step(ButtonPressed("ok"))               # a new towers match
+        with caplog.at_level(logging.INFO, logger="card-assistant"):
+            for n in range(500):                    # not in the towers pack: refused, each time
+                box.step(TagArrived(3, uid("8S" if n % 2 else "8H")))
+            alerts = [r.getMessage() for r in caplog.records if r.getMessage().startswith("alert:")]
+            storm = [r.getMessage() for r in caplog.records if "alerts" in r.getMessage()]
+            assert len(alerts) == 20 and storm == [
+                "more than 20 alerts in 30 s: the next ones are counted, not logged (logged once until it ends)"]
+            now[0] += 31
+            box.step(TagArrived(3, uid("8H")))
+            said = [r.getMessage() for r in caplog.records][-2:]
+            assert said[0] == "30 s without a storm of alerts (after 480 times in 31 s)"
+            assert said[1] == "alert: refused: 8♥ is not in the towers pack"  # logged again
+    finally:
+        box.display.close()
+        box.table.journal.close()

@@ -9,6 +9,7 @@ hands the frame to the display (which skips a frame identical to the last), and 
 ``READY=1`` after the first frame and ``WATCHDOG=1`` from the same loop, so a
 stuck loop is restarted. Log lines never carry hidden information.
 """
+import collections
 import logging
 import os
 import queue
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 from assistant.hw import timing
+from assistant.repeated import Repeated
 from assistant.box.durable import DeferredJournal, Renderer
 from assistant.hw.events import Tick, event_queue
 from assistant.box.journal import Journal, JournalError, JournalTooNew, JournalUnavailable
@@ -27,6 +29,8 @@ from assistant.box.screen_file import ScreenFile, runtime_dir
 from assistant.box.table import HIDDEN_KINDS, Table
 
 log = logging.getLogger("card-assistant")
+ALERT_BURST = 20  # alerts logged one by one within ALERT_QUIET seconds; more are a storm, counted
+ALERT_QUIET = 30.0
 
 
 class Stop:
@@ -57,6 +61,9 @@ class Box:
         self.view = None
         self.frame = None
         self._logged = len(table.match.actions) if table.match else 0
+        self.clock = time.monotonic
+        self._alert_times = collections.deque(maxlen=ALERT_BURST)  # when the last alerts were logged
+        self._alert_storm = Repeated(log, logging.INFO, clock=lambda: self.clock())
         self._stopping = False
         self._after = None  # (match, its actions) before the event being handled
         self.timing = timing.clock()  # card-assistant run --timing
@@ -143,9 +150,18 @@ class Box:
             for a in actions[self._logged:]:
                 log.info("action: %s", public_line(a, m.seats))
         self._logged = len(actions)
+        now = self.clock()
+        self._alert_storm.quiet(ALERT_QUIET, lambda key: f"{ALERT_QUIET:g} s without a storm of alerts")
         if shown is not None and self.table.alert is not None and self.table.alert != shown.alert \
                 and self.table.alert.cause != "pad-conflict":  # the reader logs a conflict, counted
-            log.info("alert: %s: %s", self.table.alert.kind, self.table.alert.text)
+            # a reader that floods the box with taps (a faulty firmware) makes an alert a tap: past
+            # ALERT_BURST in ALERT_QUIET seconds they are counted, so journald keeps the actions
+            if len(self._alert_times) == ALERT_BURST and now - self._alert_times[0] < ALERT_QUIET:
+                self._alert_storm.happened("alerts", f"more than {ALERT_BURST} alerts in {ALERT_QUIET:g} s: "
+                                                     "the next ones are counted, not logged")
+            else:
+                log.info("alert: %s: %s", self.table.alert.kind, self.table.alert.text)
+            self._alert_times.append(now)
 
     def run(self):
         """Show the first frame, tell systemd, then apply events until a Stop."""
