@@ -43,10 +43,10 @@ def read_text(path):
     """The UTF-8 text of ``path``; ValueError saying why not (a folder, not UTF-8, unreadable,
     not a file, too big)."""
     path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{path} is a folder, not a file")
     try:
         return read_small(path).decode("utf-8")
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a folder, not a file") from None
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a text file (not UTF-8)") from None
     except NotSmallFile as e:

@@ -205,3 +205,18 @@ def test_a_state_folder_this_user_may_not_reach_is_one_line(tmp_path, command):
             folder.parent.chmod(0o700)
     assert proc.returncode != 0 and "internal error" not in proc.stderr, proc.stderr
     assert len(proc.stderr.splitlines()) == 1 and "cannot be reached" in proc.stderr, proc.stderr
+
+
+def test_a_deck_in_a_folder_this_user_may_not_reach_is_not_called_missing(tmp_path):
+    """Fault: the box started by a user who may not enter the state folder logged "no deck at
+    ...: enrol the pack" (os.path.lexists says False for a path it may not look at), sending the
+    owner to re-enrol a pack that is there; read whole, the deck's folder check raised
+    PermissionError. Now the deck is said to be unreadable, and why."""
+    from assistant.box.deck import deck_for_play
+    folder = unreachable_folder(tmp_path)
+    try:
+        deck, problem, screen = deck_for_play(folder / "deck.txt")
+    finally:
+        if folder.parent.name == "locked":
+            folder.parent.chmod(0o700)
+    assert deck == {} and "no deck at" not in problem and "cannot be read (Permission denied)" in problem

@@ -78,7 +78,14 @@ def deck_for_play(path):
     short of cards (how many it has and what fills it), else None; ``screen``, a short alert when
     no card can be read at all, else None."""
     enroll = f"`card-assistant enroll {path}`"
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+        there = True
+    except FileNotFoundError:
+        there = False
+    except OSError:  # a folder this user may not enter: the deck may well be there; load_deck says why
+        there = True
+    if not there:
         return {}, (f"no deck at {path}: every card tap is refused as an unknown tag until {enroll} "
                     f"enrols the pack"), "No deck enrolled: run card-assistant enroll"
     try:
