@@ -220,3 +220,19 @@ def test_a_deck_in_a_folder_this_user_may_not_reach_is_not_called_missing(tmp_pa
         if folder.parent.name == "locked":
             folder.parent.chmod(0o700)
     assert deck == {} and "no deck at" not in problem and "cannot be read (Permission denied)" in problem
+
+
+def test_a_screen_file_nested_too_deep_leaves_the_now_page_answering(tmp_path):
+    """Fault: a screen file of 60 KB nested 30,000 deep (under the size limit) made json.loads
+    raise RecursionError, which read_screen did not catch: the Now page and /api/now answered 500
+    for as long as it was there. Now it is no screen: the page shows the table from the journal."""
+    fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 10),))
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "screen.json").write_text('{"view":' + "[" * 30000 + "]" * 30000 + "}")
+    web = Web(tmp_path)
+    try:
+        for p in ("/", "/api/now"):
+            status, _, body = web.get(p)
+            assert status == 200, (p, status, body)
+    finally:
+        web.stop()

@@ -127,7 +127,7 @@ def read_screen(folder):
         # a regular file only: a pipe in its place would hold every page waiting for a writer
         text = read_small(os.path.join(folder, FILE), MAX_SIZE).decode("utf-8")
         data = json.loads(text)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nested past Python's limit: no screen the box wrote
         return None
     if not isinstance(data, dict) or not isinstance(data.get("view"), dict):
         return None
