@@ -104,22 +104,6 @@ def test_a_deck_too_big_to_be_one_is_refused_before_it_is_read(tmp_path):
     assert found == {} and "is too big (1800000 bytes" in problem and screen.startswith("Deck unreadable")
 
 
-def test_a_pipe_in_place_of_the_screen_file_leaves_the_web_page_answering(tmp_path):
-    """Fault: the web page's Now reads the box's screen file holding the page's one lock; a pipe in
-    its place held that open, and so every page, waiting for a writer. Now it is no screen: the
-    page shows the table from the journal."""
-    fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 10),))
-    (tmp_path / "run").mkdir()
-    os.mkfifo(tmp_path / "run" / "screen.json")
-    web = Web(tmp_path)
-    try:
-        for p in ("/api/now", "/matches"):
-            status, _, body = web.get(p)
-            assert status == 200, (p, status, body)
-    finally:
-        web.stop()
-
-
 def test_the_bots_on_a_folder_that_cannot_hold_a_journal_stop_in_one_line(tmp_path):
     """Fault: `sim --bots` on a state folder whose journal's name is a folder (or a dangling link,
     or a -wal that is a folder) said the box's line, then "internal error (AttributeError)" and
@@ -222,16 +206,23 @@ def test_a_deck_in_a_folder_this_user_may_not_reach_is_not_called_missing(tmp_pa
     assert deck == {} and "no deck at" not in problem and "cannot be read (Permission denied)" in problem
 
 
-def test_a_screen_file_nested_too_deep_leaves_the_now_page_answering(tmp_path):
-    """Fault: a screen file of 60 KB nested 30,000 deep (under the size limit) made json.loads
-    raise RecursionError, which read_screen did not catch: the Now page and /api/now answered 500
-    for as long as it was there. Now it is no screen: the page shows the table from the journal."""
+SCREEN_FILES = {  # what lay in the web page's screen file, and what the page did before
+    "a pipe": lambda path: os.mkfifo(path),  # every page hung: Now reads it holding the page's one lock
+    "JSON nested 30,000 deep": lambda path: path.write_text(  # under the size limit: RecursionError,
+        '{"view":' + "[" * 30000 + "]" * 30000 + "}"),       # uncaught: Now and /api/now answered 500
+}
+
+
+@pytest.mark.parametrize("fault", sorted(SCREEN_FILES))
+def test_a_screen_file_the_box_never_wrote_leaves_the_web_page_answering(tmp_path, fault):
+    """Faults: a pipe in place of the screen file, or one nested past Python's recursion limit.
+    Now each is no screen: the Now page shows the table from the journal, every page answers."""
     fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 10),))
     (tmp_path / "run").mkdir()
-    (tmp_path / "run" / "screen.json").write_text('{"view":' + "[" * 30000 + "]" * 30000 + "}")
+    SCREEN_FILES[fault](tmp_path / "run" / "screen.json")
     web = Web(tmp_path)
     try:
-        for p in ("/", "/api/now"):
+        for p in ("/", "/api/now", "/matches"):
             status, _, body = web.get(p)
             assert status == 200, (p, status, body)
     finally:
