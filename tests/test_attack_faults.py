@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from journal_faults import fill
+from journal_faults import example, fill
 from test_web_faults import UNREADABLE, Web
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,3 +227,35 @@ def test_a_screen_file_the_box_never_wrote_leaves_the_web_page_answering(tmp_pat
             assert status == 200, (p, status, body)
     finally:
         web.stop()
+
+
+@pytest.mark.parametrize("removed", ["the journal's files", "the whole state folder"])
+def test_a_journal_removed_while_the_box_runs_is_written_back_and_loses_nothing(tmp_path, removed):
+    """Fault (an attack on the state folder while bots played): the journal's files removed while
+    the box ran; SQLite went on writing into the open file that no longer had a name, so all 244
+    actions the box accepted after that were gone at the next start (the count record said so).
+    Now the first action after it writes the whole journal back under its name, from the box's
+    own connection, and says so once in the log; the next start finds every action."""
+    from assistant.box.journal import Journal
+    from assistant.rules.scenario import parse_action
+    state = tmp_path / "state"
+    _, j = fill(state / "journal.sqlite3", (("towers-random.scn", 20),), close=False)
+    before = [r[0] for r in j.db.execute("SELECT line FROM actions ORDER BY seq")]
+    if removed == "the whole state folder":
+        import shutil
+        shutil.rmtree(state)
+    else:
+        for suffix in ("", "-wal", "-shm"):
+            (state / f"journal.sqlite3{suffix}").unlink(missing_ok=True)
+    game, seats, _, body = example("towers-random.scn")
+    lines = body[20:30]
+    for n, line in enumerate(lines, 21):
+        j.append(parse_action(line.split(), game, seats, n), seats)
+    j.close()
+    again = Journal(str(state / "journal.sqlite3"))
+    try:
+        assert again.problems == []
+        kept = [r[0] for r in again.db.execute("SELECT line FROM actions ORDER BY seq")]
+    finally:
+        again.close()
+    assert len(before) == 20 and kept[:20] == before and len(kept) == 30

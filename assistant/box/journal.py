@@ -92,6 +92,7 @@ class Journal:
         self._record_said = False  # the count record's problem is logged once
         self._look = preflight.Look(None)  # the files as they were before any connection
         self.db = self._open_for_reading(check_files=True) if readonly else self._open()
+        self._file = _identity(self.path)  # the file this connection writes, to see it removed
         self.record = None
         if not self.readonly:
             self.record = files.CountRecord(self.path + ".count")
@@ -318,7 +319,35 @@ class Journal:
             raise JournalError(_plain(e, self.path)) from None
         if outbox:
             self.outbox.wake.set()  # committed: the publisher sends it now
+        if self._file is not None and _identity(self.path) is None:
+            self._restore()
         return cur
+
+    def _restore(self):
+        """The journal's file was removed while the box runs (by hand, a cleaning script): this
+        connection still holds every row, in a file with no name that the next start would never
+        see. Write them all back under the journal's name and go on there; said once in the log."""
+        tmp = self.path + ".restore"
+        try:
+            with self.lock:
+                files.private_dir(os.path.dirname(self.path))  # the whole folder may have gone
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
+                self.db.execute("VACUUM INTO ?", (tmp,))
+                os.chmod(tmp, 0o600)
+                if os.path.lexists(self.path):  # something took the name meanwhile: not ours to replace
+                    os.unlink(tmp)
+                    return
+                os.replace(tmp, self.path)
+                old, self.db = self.db, self._connect(checked=True)
+                old.close()
+                self._file = _identity(self.path)
+            log.error("the journal %s was removed while the box ran: every action was written back "
+                      "from the box's open copy", self.path)
+        except (OSError, sqlite3.Error, JournalError) as e:
+            self._file = None  # said once: the next start reports what the count record says is lost
+            log.error("the journal %s was removed while the box ran and cannot be written back (%s): "
+                      "actions from now on are lost at the next start", self.path, e)
 
     def _club(self, what, *args):
         """The outbox rows for a new match or an action, or none outside a club."""
@@ -446,6 +475,7 @@ class Journal:
             self.db.close()
             self._look = preflight.Look(None, had=("", "-wal", "-shm"))
             self.db = self._recover(_hidden_safe_error(e), lambda: salvage(self.path), aside)
+            self._file = _identity(self.path)
             return self._resume(match_id)
 
     def _resume(self, match_id):
@@ -519,6 +549,15 @@ def _hidden_safe_error(e):
         return str(e)
     text = str(e)
     return text[:80] if text.isprintable() else "unreadable"
+
+
+def _identity(path):
+    """(device, inode) of the file at ``path``, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _stored_version(db):
