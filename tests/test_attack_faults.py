@@ -259,3 +259,18 @@ def test_a_journal_removed_while_the_box_runs_is_written_back_and_loses_nothing(
     finally:
         again.close()
     assert len(before) == 20 and kept[:20] == before and len(kept) == 30
+
+
+def test_the_web_page_of_a_journal_from_a_newer_version_says_so(tmp_path):
+    """Fault: on a journal written by a newer card-assistant (which this version leaves exactly as
+    it is) the Now page said "No match in the journal yet.", untrue: it has matches this version
+    cannot read. Now it says the journal is from a newer card-assistant."""
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", 10),))
+    damage(path, "UPDATE meta SET value='99' WHERE key='schema'")
+    web = Web(tmp_path)
+    try:
+        status, _, body = web.get("/api/now")
+    finally:
+        web.stop()
+    assert status == 200 and "newer card-assistant" in body and "No match" not in body, body

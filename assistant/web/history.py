@@ -44,6 +44,9 @@ class History:
                 self.problem = ("The journal needs the box's repair (made at its next start): "
                                 "nothing was read.")
                 raise
+            except JournalTooNew:  # its matches are there: "no match yet" would be untrue
+                self.problem = "The journal was written by a newer card-assistant: update this box to read it."
+                raise
             self.problem = None
             self._still = sig if sig is not None and not sig[3] else None
         return self._journal.db
