@@ -168,6 +168,42 @@ def test_a_failed_commit_puts_the_table_back_and_shows_why(box):
     assert len(b.table.match.actions) == 2
 
 
+def test_a_failed_commit_is_taken_back_even_when_the_drawing_failed_too(box, monkeypatch):
+    """Both at once: the drawing's error reaches the box's loop (logged there), and the match is
+    still as stored, with the journal's alert, not holding an action the journal never took."""
+    import assistant.box.screen as screen
+    b, journal, display = box
+    b.step(TagArrived(3, "U%02d" % parse_card("JH")))
+
+    def render(view):
+        raise ValueError("a drawing bug")
+    monkeypatch.setattr(screen, "render", render)
+    journal.fail = True
+    with pytest.raises(ValueError, match="a drawing bug"):
+        b.step(TagArrived(3, "U%02d" % parse_card("JS")))
+    assert [a.kind for a in b.table.match.actions] == ["flip"]  # not stored, so not accepted
+    assert b.table.alert.kind == "refused" and "storage card is full" in b.table.alert.text
+    assert stored_lines(journal) == ["flip JH"]
+
+
+def test_the_render_thread_never_uses_the_deferred_journal(box, monkeypatch):
+    """The table is lent to the render thread while the box's thread stores: were the view to
+    reach the DeferredJournal, both threads would store the kept actions at once."""
+    b, journal, display = box
+    threads = []
+    real = DeferredJournal._store
+
+    def store(self):
+        threads.append(threading.current_thread().name)
+        return real(self)
+    monkeypatch.setattr(DeferredJournal, "_store", store)
+    for card in ("JH", "JS"):
+        b.step(TagArrived(3, "U%02d" % parse_card(card)))
+    b.step(ButtonPressed("ok"))
+    assert threads and "render" not in threads
+    assert stored_lines(journal) == ["flip JH", "flip JS"]
+
+
 def test_run_timing_logs_each_stage_and_each_oled_write_naming_no_card(box, monkeypatch, caplog, tmp_path):
     """card-assistant run --timing (issue 12 item 4): per-event stages and the bus, no card named."""
     import logging

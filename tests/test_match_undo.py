@@ -28,7 +28,6 @@ def fresh(m):
     return again.engine.snapshot()
 
 
-@SETTINGS
 def bot_match(game, seed):
     """The actions of one whole match a bot plays (reneges, claims and accusations among them)."""
     bot, m = BOTS[game](seed), Match(game)
@@ -37,6 +36,7 @@ def bot_match(game, seed):
     return m.actions
 
 
+@SETTINGS
 @given(game=st.sampled_from(sorted(BOTS)), seed=st.integers(0, 2**32), undo_rate=st.sampled_from([0.02, 0.2]))
 def test_the_state_after_undos_is_the_replay_of_the_actions_in_effect(game, seed, undo_rate):
     """A bot's match played again with undos of one to forty actions anywhere, each undone action

@@ -85,9 +85,10 @@ class Box:
             # the table is lent to the renderer while this thread only stores the actions; it
             # is this thread's again once result() has returned
             self.renderer.start(self.table.view)
-            error, stored = j.settle()
-            t and t.mark("commit")
+            error = None
             try:
+                error, stored = j.settle()
+                t and t.mark("commit")
                 made = self.renderer.result()
             finally:  # not stored: the table as it was, with the alert that says why
                 if error is not None:

@@ -17,7 +17,9 @@ The table is lent, not shared: the renderer reads it only between ``start`` and
 ``result()``, and the box's thread does nothing but store the kept actions in
 that time (the journal and the club's outbox keep their own state). It changes
 the table again only once ``result()`` has returned, so the table still has one
-owner at any moment and no lock.
+owner at any moment and no lock. The view never reads ``table.journal``: the
+DeferredJournal is the box thread's alone (its ``__getattr__`` stores the kept
+actions, which ``settle()`` is doing at that moment).
 
 The renderer's thread waits on a condition without a timeout: an idle box does
 not wake it. A frame the thread has not begun by the time the commit is over is
@@ -103,23 +105,23 @@ class Renderer:
     def __init__(self, draw):
         self.draw = draw  # job -> the frame (the box's: the view's callable -> view, frame, bytes)
         self._cv = threading.Condition()
-        self._job = None  # a view waiting for the thread
+        self._job = None  # a job waiting for the thread
         self._busy = False
         self._result = None
         self._closing = False
         self._thread = None  # started by the first start()
 
-    def start(self, view):
+    def start(self, job):
         if self._thread is None:
             self._thread = threading.Thread(target=self._work, name="render", daemon=True)
             self._thread.start()
         with self._cv:
             self._cv.wait_for(lambda: not self._busy)
-            self._job, self._result = view, None
+            self._job, self._result = job, None
             self._cv.notify_all()
 
     def result(self):
-        """The frame of the view last started: drawn here if the thread has not begun it."""
+        """The frame of the job last started: made here if the thread has not begun it."""
         with self._cv:
             job, self._job = self._job, None
             if job is None:
@@ -144,9 +146,9 @@ class Renderer:
                 self._cv.wait_for(lambda: self._job is not None or self._closing)
                 if self._job is None:
                     return
-                (view, self._job), self._busy = (self._job, None), True
+                (job, self._job), self._busy = (self._job, None), True
             try:
-                result = self.draw(view)
+                result = self.draw(job)
             except BaseException as e:  # noqa: BLE001 - raised again on the box's thread
                 result = e
             with self._cv:

@@ -88,7 +88,8 @@ class Table:
     # -- events -----------------------------------------------------------------------
 
     def handle(self, event):
-        """Apply one adapter event; returns the View to show."""
+        """Apply one adapter event; returns the View to show (the box itself calls ``take`` and
+        has the view worked out on its render thread)."""
         self.take(event)
         return self.view()
 
