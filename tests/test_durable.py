@@ -186,6 +186,24 @@ def test_a_failed_commit_is_taken_back_even_when_the_drawing_failed_too(box, mon
     assert stored_lines(journal) == ["flip JH"]
 
 
+def test_the_box_waits_for_the_renderer_even_when_storing_raises(box, monkeypatch):
+    """The table is lent to the render thread until its result is taken: a store that raises
+    (nothing the journal can say: it catches every Exception) must not hand the table back early."""
+    b, journal, display = box
+
+    class Halt(BaseException):
+        pass
+
+    def settle(self):
+        raise Halt()
+    monkeypatch.setattr(DeferredJournal, "settle", settle)
+    awaited, real = [], Renderer.result
+    monkeypatch.setattr(Renderer, "result", lambda self: awaited.append(True) or real(self))
+    with pytest.raises(Halt):
+        b.step(TagArrived(3, "U%02d" % parse_card("JS")))
+    assert awaited == [True] and b.renderer._job is None and not b.renderer._busy
+
+
 def test_the_render_thread_never_uses_the_deferred_journal(box, monkeypatch):
     """The table is lent to the render thread while the box's thread stores: were the view to
     reach the DeferredJournal, both threads would store the kept actions at once."""

@@ -85,14 +85,16 @@ class Box:
             # the table is lent to the renderer while this thread only stores the actions; it
             # is this thread's again once result() has returned
             self.renderer.start(self.table.view)
-            error = None
+            error = made = None
             try:
                 error, stored = j.settle()
                 t and t.mark("commit")
-                made = self.renderer.result()
-            finally:  # not stored: the table as it was, with the alert that says why
-                if error is not None:
-                    self._take_back(error, stored, *after)
+            finally:  # whatever happened, the table is this thread's only once the renderer is done
+                try:
+                    made = self.renderer.result()
+                finally:  # not stored: the table as it was, with the alert that says why
+                    if error is not None:
+                        self._take_back(error, stored, *after)
             view, frame, data = made if error is None else see(self.table.view)
             t and t.mark("render")
         else:
