@@ -1,0 +1,134 @@
+"""`card-assistant sim` at the keyboard: the OLED drawn in the terminal, typed words as taps
+and button presses.
+
+The screen is drawn in half blocks (130 columns), in quarter blocks when the terminal is
+narrower, and only as words below 66 columns. A card (``JS``, or ``2 JS`` for pad 2) taps it
+on the pad of the seat to act (or the one named); ``a``/``d`` or the arrow keys press Left and
+Right, Enter OK, ``b`` Back, ``m`` holds OK (the menu), ``u`` holds Back (undo); a player's name
+taps that player's tag; ``q`` quits.
+"""
+import os
+import re
+import sys
+
+from assistant.rules.cards import CardError, card_name, parse_card
+from assistant.sim.bots import pad_for
+
+
+def screen_words(view):
+    """The frame's gist in plain words, from the View (public information only): the menu
+    with its selected item in brackets, else the prompt; then the alert, if any."""
+    if view.menu is not None:
+        items = [f"[{x}]" if i == view.menu.selected else x for i, x in enumerate(view.menu.items)]
+        words = f"{view.menu.title}: {' '.join(items)}"
+    else:
+        words = f"{view.phase}: {view.prompt}".replace("\n", " / ")  # the prompt's lines
+    if view.alert is not None:
+        words += f" | {view.alert.kind}: {view.alert.text}"
+    return words
+
+
+# typed word -> (gesture, button)
+KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "left": ("press", "left"),
+        "d": ("press", "right"), "right": ("press", "right"), "b": ("press", "back"),
+        "back": ("press", "back"), "m": ("hold", "ok"), "menu": ("hold", "ok"),
+        "u": ("hold", "back"), "undo": ("hold", "back")}
+KEYS_HELP = ("  type a card (JS, or '2 JS' for pad 2), a/d or the arrow keys left/right,\n"
+             "  Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit, help these keys.")
+# the arrow keys as a terminal sends them (normal and application cursor mode): a line of only
+# arrows presses Left or Right once per arrow; up and down are no button of the box
+ARROWS = {"D": "left", "C": "right", "A": None, "B": None}
+ARROW_LINE = re.compile(r"(?:\x1b[\[O][A-D])+")
+FULL_WIDTH = 130     # columns the OLED takes drawn in half blocks, with its border
+COMPACT_WIDTH = 66   # in quarter blocks (to_terminal's compact), with its border
+
+
+def terminal_columns():
+    """How wide the terminal is, or None when the output is not a terminal (a pipe, a file)."""
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else None
+    except (OSError, ValueError):
+        return None
+
+
+def frame_text(frame, columns):
+    """The OLED drawn to fit ``columns`` (None: no terminal, full size): full size, else compact,
+    else None when even the compact drawing would wrap into a jumble."""
+    from assistant.hw.display import to_terminal
+    if columns is None or columns >= FULL_WIDTH:
+        return to_terminal(frame)
+    if columns >= COMPACT_WIDTH:
+        return to_terminal(frame, compact=True)
+    return None
+
+
+def interactive(sim):
+    print("card-assistant sim: " + KEYS_HELP.strip()
+          + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
+    too_narrow = None  # the width last said to be too narrow for the screen, said once
+    while True:
+        columns = terminal_columns()
+        drawn = frame_text(sim.box.frame, columns)
+        if drawn is not None:
+            print(drawn)
+            too_narrow = None
+        elif columns != too_narrow:
+            too_narrow = columns
+            print(f"  (the terminal is {columns} columns wide; the screen needs {COMPACT_WIDTH}, "
+                  f"or {FULL_WIDTH} at full size: widen it to see the screen, its words follow)")
+        print("  screen: " + screen_words(sim.box.view))
+        try:
+            line = input("> ").strip()
+        except EOFError:  # Ctrl-D: end the prompt's line, as Ctrl-C does, so the shell's starts clean
+            print()
+            return 0
+        word = line.lower()
+        if word in ("q", "quit", "exit"):
+            return 0
+        if word in ("help", "?", "h"):
+            print(KEYS_HELP)
+            continue
+        if word in KEYS:
+            gesture, button = KEYS[word]
+            getattr(sim, gesture)(button)
+        elif ARROW_LINE.fullmatch(line):
+            buttons = [ARROWS[key] for key in line[2::3]]
+            for button in filter(None, buttons):
+                sim.press(button)
+            if None in buttons:
+                print("  the up and down arrows are no button of the box: left and right move, Enter is OK")
+        elif player_tag(line, sim.players):
+            parts = line.split()
+            pad = int(parts[0]) - 1 if len(parts) == 2 else 0
+            if not 0 <= pad < len(sim.table.pads):
+                print(f"  there is no pad {pad + 1} (pads 1 to {len(sim.table.pads)})")
+                continue
+            name = next(n for n in sim.players.values() if n.lower() == parts[-1].lower())
+            sim.tap_player(pad, name)
+            print(f"  tapped {name}'s player tag on pad {pad + 1}")
+        else:
+            parts = line.split()
+            try:
+                if len(parts) == 2 and parts[0].isdigit():
+                    pad, card = int(parts[0]) - 1, parse_card(parts[1])
+                else:
+                    card = parse_card(line)
+                    e = sim.table.match.engine if sim.table.match else None
+                    pad = pad_for(sim.table, getattr(e, "to_act", None))
+            except (CardError, ValueError) as err:
+                print(f"  {str(err)[:160]}")  # a pasted screenful is not echoed back whole
+                continue
+            if not 0 <= pad < len(sim.table.pads):
+                print(f"  there is no pad {pad + 1} (pads: {', '.join(sim.table.pads)}; a seat without "
+                      f"its own pad taps on the centre)")
+                continue
+            sim.tap(pad, card)
+            print(f"  tapped {card_name(card)} on pad {pad + 1}")
+
+
+def player_tag(line, players):
+    """Whether ``line`` taps a player's tag: the name alone, or a pad number and the name."""
+    parts = line.split()
+    if not parts or len(parts) > 2 or (len(parts) == 2 and not parts[0].isdigit()):
+        return False
+    return parts[-1].lower() in (n.lower() for n in players.values())
