@@ -92,7 +92,7 @@ class Journal:
         self._record_said = False  # the count record's problem is logged once
         self._look = preflight.Look(None)  # the files as they were before any connection
         self.db = self._open_for_reading(check_files=True) if readonly else self._open()
-        self._file = _identity(self.path)  # the file this connection writes, to see it removed
+        self._watched = os.path.exists(self.path)  # this connection's file: seen if it is removed
         self.record = None
         if not self.readonly:
             self.record = files.CountRecord(self.path + ".count")
@@ -319,7 +319,7 @@ class Journal:
             raise JournalError(_plain(e, self.path)) from None
         if outbox:
             self.outbox.wake.set()  # committed: the publisher sends it now
-        if self._file is not None and _identity(self.path) is None:
+        if self._watched and not os.path.exists(self.path):
             self._restore()
         return cur
 
@@ -341,11 +341,11 @@ class Journal:
                 os.replace(tmp, self.path)
                 old, self.db = self.db, self._connect(checked=True)
                 old.close()
-                self._file = _identity(self.path)
+                self._watched = os.path.exists(self.path)
             log.error("the journal %s was removed while the box ran: every action was written back "
                       "from the box's open copy", self.path)
         except (OSError, sqlite3.Error, JournalError) as e:
-            self._file = None  # said once: the next start reports what the count record says is lost
+            self._watched = False  # said once: the next start reports what the count record says is lost
             log.error("the journal %s was removed while the box ran and cannot be written back (%s): "
                       "actions from now on are lost at the next start", self.path, e)
 
@@ -475,7 +475,7 @@ class Journal:
             self.db.close()
             self._look = preflight.Look(None, had=("", "-wal", "-shm"))
             self.db = self._recover(_hidden_safe_error(e), lambda: salvage(self.path), aside)
-            self._file = _identity(self.path)
+            self._watched = os.path.exists(self.path)
             return self._resume(match_id)
 
     def _resume(self, match_id):
@@ -549,15 +549,6 @@ def _hidden_safe_error(e):
         return str(e)
     text = str(e)
     return text[:80] if text.isprintable() else "unreadable"
-
-
-def _identity(path):
-    """(device, inode) of the file at ``path``, or None when there is none."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
 
 
 def _stored_version(db):
