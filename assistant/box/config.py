@@ -32,10 +32,10 @@ GAME_OPTIONS = {key: tuple(int(v) if v.isdigit() else v for v in values)
                 for key, values in SCENARIO_OPTIONS.items()}
 
 
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")
+NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a club's or a table's name: one MQTT topic level
 CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")  # in no path, device, address or name of the config
 MAX_HOLD = 10.0  # seconds: a hold_time beyond this is a typo (no hold would ever count)
-MAX_BAUD = 4_000_000  # the fastest rate Linux's serial drivers take  # a club's or a table's name: one MQTT topic level
+MAX_BAUD = 4_000_000  # the fastest rate Linux's serial drivers take
 
 
 class ConfigError(ValueError):

@@ -252,9 +252,6 @@ class JournalRefused:
         self.title = title
         self.alert = Alert("info", text[:120], "journal")
 
-    def handle(self, event):
-        return self.view()
-
     def take(self, event):
         pass
 
