@@ -95,6 +95,27 @@ def test_a_lost_match_is_reported(tmp_path, earlier, words):
     assert r.problems == [f"the storage lost the latest match (1 action(s) saved); {words}"]
 
 
+def test_actions_lost_from_an_earlier_match_only_are_reported(tmp_path):
+    """Issue 10, item 2 (journal_losses.py, the branch where the current match is whole): the
+    storage dropped an earlier match's saved actions; the count record's total tells it."""
+    src = tmp_path / "journal.sqlite3"
+    fill(src, (("towers-random.scn", 5),))
+    j = Journal(str(src))
+    j.new_match("towers", ("P1", "P2"), {})
+    j.append(Action("flip", cards=(parse_card("JS"),)))
+    j.close()
+    db = sqlite3.connect(src)  # the storage loses match 1's rows (as a card that drops writes)
+    with db:
+        db.execute("DELETE FROM actions WHERE match=1")
+    db.close()
+    j = Journal(str(src))
+    r = j.resume()
+    j.close()
+    assert r.match_id == 2 and len(r.match.actions) == 1
+    assert r.problems == ["the storage lost 5 saved action(s) of earlier matches"]
+    assert j.summary == "Journal: the storage lost 5 saved action(s); see the log"
+
+
 @pytest.mark.parametrize("case", ["clean stop", "power cut, -wal kept", "record torn", "no record"])
 def test_no_loss_is_never_reported_as_one(tmp_path, case):
     if case == "clean stop":
