@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 from assistant.hw import protocol
-from assistant.hw.reader import Reader, Tracker
+from assistant.hw.reader import Reader
+from assistant.hw.tracker import Tracker
 from assistant.sim.virtual_firmware import VirtualFirmware
 
 ROOT = Path(__file__).resolve().parent.parent

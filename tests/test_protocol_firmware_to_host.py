@@ -1,14 +1,14 @@
 """The real firmware logic talking to the real host tracker (issue 4, items 1, 2 and 4).
 
 The firmware's App (on simulated MFRC522 readers, under CPython) writes its
-lines; assistant.hw.reader.Tracker reads them. So the two sides agree on the
+lines; assistant.hw.tracker.Tracker reads them. So the two sides agree on the
 protocol beyond the shared vectors: boot banner and snapshot, taps, two tags
 on a pad, a missing reader, and a host command answered.
 """
 
 from assistant.hw.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
 from assistant.hw.protocol import frame
-from assistant.hw.reader import Tracker
+from assistant.hw.tracker import Tracker
 
 from firmware_import import FIRMWARE, import_firmware
 

@@ -6,7 +6,7 @@ import pytest
 
 from assistant.hw.events import PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
 from assistant.hw.protocol import frame
-from assistant.hw.reader import Tracker
+from assistant.hw.tracker import Tracker
 
 A, B = "04A1B2C3D4E5F6", "04C0FFEE123456"
 HELLO = "HELLO card-reader 1.0.0 boot={} pads=2 present=3 gone=4"
