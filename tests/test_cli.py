@@ -78,6 +78,23 @@ def test_run_with_a_missing_config_file(tmp_path):
     refused("run", "--config", tmp_path / "nope.toml", words="no such config file")
 
 
+@pytest.mark.parametrize("broker, words", [
+    ("mqtt://board-pi:99999", "its port is not a number from 1 to 65535"),
+    ("mqtt://t1:hunter2", "its port is not a number from 1 to 65535"),  # the host forgotten
+    ("mqtt://[fe80::1:1883", "an IPv6 host needs both brackets"),
+    ("mqtts://", "no host")])
+def test_run_with_a_club_broker_that_is_no_address_is_one_config_line(tmp_path, broker, words):
+    """Fault (attack on the config): a [club] broker whose port is no number, out of range, or
+    whose IPv6 host lacks a bracket passed the config's check, and `card-assistant run` then
+    stopped with "internal error (ValueError)" at every start (a restart loop under systemd).
+    Now the config is refused in one line that never repeats the URL (it may hold a password)."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[display]\ndriver = "dummy"\n[club]\nbroker = "{broker}"\ntable = "t1"\n')
+    line = refused("run", "--config", config, "--state-dir", tmp_path / "state",
+                   env={"GPIOZERO_PIN_FACTORY": "mock"}, words=f"[club] broker: {words}")
+    assert "hunter2" not in line and not (tmp_path / "state").exists()
+
+
 # -- replay ------------------------------------------------------------------------------------
 
 def scenario(tmp_path, text="game towers\nflip JS\n", name="s.scn"):

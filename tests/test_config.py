@@ -87,3 +87,11 @@ def test_pin_defaults_match_hardware_pins_md():
     assert documented == asdict(config.Pins())
     assert rows[("OLED (SSD1306 or SH1106, I2C)", "SDA")] == 2 and rows[("OLED", "SCL")] == 3
     assert "0x3C" in text and config.Display().address == 0x3C
+
+
+def test_a_number_that_is_not_finite_is_named_like_every_other_key():
+    """Fault (attack on the config): nan or inf was said as "[[buttons] hold_time] should be a
+    finite number", the key in doubled brackets unlike every other line."""
+    with pytest.raises(ConfigError) as e:
+        config.from_dict({"buttons": {"hold_time": float("nan")}}, "c.toml")
+    assert str(e.value) == "c.toml: [buttons] hold_time should be a finite number, not nan"

@@ -19,6 +19,7 @@ import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from assistant.rules.scenario import GAMES as SCENARIO_GAMES, OPTIONS as SCENARIO_OPTIONS
 from assistant.textfile import NotSmallFile, read_small
@@ -143,7 +144,7 @@ def _check_type(where, key, value, default):
     if want is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if want is float and isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(f"{where}: [{key}] should be a finite number, not {value!r}")
+        raise ConfigError(f"{where}: {key} should be a finite number, not {value!r}")
     if not ok:
         raise ConfigError(f"{where}: {key} should be {want.__name__}, not {value!r}")
     return value
@@ -200,12 +201,32 @@ def _validate(cfg, source):
     if c.broker:
         if not c.broker.startswith(("mqtt://", "mqtts://")):
             problems.append(f"[club] broker {c.broker!r} should start mqtt:// or mqtts://")
+        elif why := _broker_problem(c.broker):
+            problems.append(f"[club] broker: {why}")
         for key in ("club", "table"):
             if not NAME_RE.fullmatch(getattr(c, key)):
                 problems.append(f"[club] {key} {getattr(c, key)!r} should be 1 to 40 letters, digits, "
                                 "'-' or '_'")
     if problems:
         raise ConfigError(f"{source}: " + "; ".join(problems))
+
+
+def _broker_problem(url):
+    """Why an mqtt:// URL names no broker the publisher can reach, or None. No part of the URL is
+    repeated: it may hold the table's password (mqtt://t1:PASSWORD@HOST)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "Invalid IPv6 URL"
+        return "an IPv6 host needs both brackets: mqtt://[ADDRESS]:PORT"
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or beyond 65535
+        port = 0
+    if not parts.hostname:
+        return "no host: write mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
+    if port == 0:
+        return "its port is not a number from 1 to 65535"
+    return None
 
 
 def from_dict(data, source="config"):
