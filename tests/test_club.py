@@ -496,6 +496,38 @@ def test_the_club_page_shows_every_table_and_the_standings(tmp_path):
         server.shutdown()
 
 
+def test_the_club_page_lets_a_silent_client_go_and_a_dropped_one_writes_no_traceback(tmp_path, capfd,
+                                                                                     monkeypatch):
+    """Faults (attack on the board's page): a client that reset its connection in the middle of
+    its request wrote a 25-line traceback (ConnectionResetError) to the board's log, each time;
+    a client that sent nothing held its thread for ever (the box's own page lets it go after 15 s).
+    Now nothing is written, and the silent client is let go (TIMEOUT, made short here)."""
+    import socket
+    import struct
+    import urllib.request
+    from assistant.club import page
+    monkeypatch.setattr(page, "TIMEOUT", 0.2)
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    server = page.serve(board, "127.0.0.1", 0)
+    port = server.server_address[1]
+    try:
+        for request in (b"GET / HTTP/1.0\r\nHost: x", b"GET /api/club HTTP/1.0\r\n", b"GET /pla"):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(request)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()  # a reset, with the request half sent
+        silent = socket.create_connection(("127.0.0.1", port))
+        silent.settimeout(30)  # a hang guard only: the server closes it long before
+        assert silent.recv(100) == b""  # let go, with no answer
+        silent.close()
+        answer = urllib.request.urlopen(f"http://127.0.0.1:{port}/api/club", timeout=30)
+        assert answer.status == 200 and "Python" not in answer.headers["Server"]
+    finally:
+        server.shutdown()
+        board.close()
+    assert capfd.readouterr().err == ""
+
+
 def test_the_daemon_starts_the_publisher_from_the_club_section(broker, tmp_path):
     """Issue 14 item 1: a [club] section (config) is all a box needs to publish."""
     from assistant.box.config import from_dict

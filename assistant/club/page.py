@@ -10,15 +10,16 @@ import json
 import re
 import threading
 from html import escape
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
 
 from assistant.rules.scenario import format_action
 from assistant.box.stats import replay_match, standings, wins_over_time
 from assistant.web import pages
-from assistant.web.server import HEADERS
+from assistant.web.server import HEADERS, Server
 
 DOWNLOAD = re.compile(r'<p><a href="/api/matches/[^"]*" download>.*?</p>')  # boxes keep scenarios
+TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's own page
 GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
 GUESTS_NOTE = ('<p class="quiet">Guests (a seat nobody tapped a player tag for keeps its name, P1 to P4) '
                'are different people at every table and match, so they are left out here.</p>')
@@ -100,6 +101,10 @@ def serve(board, host, port):
     style = files("assistant.web").joinpath("static", "style.css").read_bytes()
 
     class Handler(BaseHTTPRequestHandler):
+        server_version = "card-assistant-board"
+        sys_version = ""
+        timeout = TIMEOUT
+
         def do_GET(self):
             path = self.path.split("?", 1)[0]
             try:
@@ -141,7 +146,6 @@ def serve(board, host, port):
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
+    server = Server((host, port), Handler)  # the box's page's server: a client gone is no traceback
     threading.Thread(target=server.serve_forever, name="board-page", daemon=True).start()
     return server
