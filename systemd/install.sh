@@ -38,7 +38,8 @@
 #             the board's own also in board-password (0640, readable by its service's group)
 #   mosquitto /etc/mosquitto/conf.d/card-assistant.conf: a listener on 1883, no anonymous clients,
 #             a password file and an ACL (a table writes only club/CLUB/TABLE/#, the board only
-#             reads club/CLUB/#), both readable by the mosquitto user only; mosquitto restarted.
+#             reads club/CLUB/#), both readable by the mosquitto user only, messages of 1 MiB at
+#             most; mosquitto restarted.
 #             TLS: with /etc/mosquitto/certs/card-assistant.crt and .key in place (docs/club.md),
 #             the boxes get a TLS listener on 8883 and 1883 is only for the board, on 127.0.0.1
 #   board     /etc/card-assistant/board.env (broker, club, port) and board-password (0600), then
@@ -656,6 +657,10 @@ do_mosquitto() {
         say "acl_file ${MQ_ACL#"$DESTDIR"}"
         say "# the board's session keeps what arrives while it restarts (the default, 1000, is minutes)"
         say "max_queued_messages 100000"
+        say "# no message over the board's largest (a match's record, 1 MiB): dropped, its QoS flow"
+        say "# completed; a packet over 4 MiB is no box's: its client is disconnected (docs/club.md)"
+        say "message_size_limit 1048576"
+        say "max_packet_size 4194304"
     } | write_file "$MQ_CONF" 0644
     run systemctl enable mosquitto.service
     run systemctl restart mosquitto.service

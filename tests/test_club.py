@@ -301,6 +301,22 @@ def test_the_board_refuses_bad_messages_with_a_line_and_stays_up(broker, live_bo
     assert m["phase"] == "play" or m["problem"] is None
 
 
+def test_a_message_over_the_boards_largest_never_leaves_the_broker(broker, live_board):
+    """Fault (attack on the club): the broker the project starts took any message up to 256 MiB
+    from a table's account, kept it when retained, and passed it to the board, which had to hold
+    it in memory before refusing it as oversized. The broker now drops it (broker.LIMITS, as
+    install.sh --board writes them), acknowledged, so a box goes on with its next message."""
+    from assistant.club.board import MAX_RECORD
+    from assistant.club.broker import MAX_MESSAGE
+    assert MAX_MESSAGE == MAX_RECORD
+    start = {"v": 1, "id": ["t1", 1, 0], "kind": "start", "game": "towers", "seats": ["Ann", "Bob"],
+             "options": {}}
+    send(broker, "t1", "club/c/t1/record/1", json.dumps(dict(start, pad="x" * MAX_MESSAGE)).encode())
+    send(broker, "t1", "club/c/t1/events", json.dumps(start).encode())  # the next message goes through
+    assert wait_for(lambda: live_board.counts["stored"] == 1)
+    assert live_board.counts["refused"] == 0  # the big one never reached the board
+
+
 def send_all(broker, account, messages):
     """Publish (topic, payload) pairs in this order over one connection, each acknowledged."""
     c = make_client(f"send-{account}-{time.monotonic_ns()}", account, broker.passwords[account], False)

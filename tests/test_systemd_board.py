@@ -168,7 +168,8 @@ def test_board_install_makes_private_accounts_and_a_working_acl_with_the_real_mo
     """Issue 14 items 3 and 6: a password per table and for the board, never world-readable (and
     never on a command line: only hashes reach mosquitto_passwd's file); the real Mosquitto, run on
     the files install.sh wrote, refuses a wrong password and lets t1 write only t1's topics."""
-    from assistant.club.broker import free_port
+    from assistant.club.board import MAX_RECORD
+    from assistant.club.broker import LIMITS, MAX_MESSAGE, free_port
     from assistant.club.publisher import make_client
     box = board_sandbox(tmp_path)
     calls = box.run("--board", "--club", "friday", "--tables", "t1,t2")
@@ -195,6 +196,7 @@ def test_board_install_makes_private_accounts_and_a_working_acl_with_the_real_mo
         UNIT.read_text(encoding="utf-8")
     conf = box.path("/etc/mosquitto/conf.d/card-assistant.conf").read_text(encoding="utf-8")
     assert "allow_anonymous false" in conf and "listener 1883" in conf
+    assert set(LIMITS) <= set(conf.splitlines()) and MAX_MESSAGE == MAX_RECORD  # the board's largest
 
     # the real broker on exactly these files (its own port here; "user root": the test's files are ours)
     port = free_port()
@@ -216,12 +218,15 @@ def test_board_install_makes_private_accounts_and_a_working_acl_with_the_real_mo
         c, reason = connected("t1", "wrong")
         c.loop_stop()
         assert reason.is_failure  # a wrong password
-        for account, topic in (("t1", "club/friday/t2/events"),      # another table's topic
-                               ("board", "club/friday/t1/events"),   # the board only reads
-                               ("t1", "club/friday/t1/events")):     # its own: the only one through
+        # Fault (attack on the club): the broker took any message up to 256 MiB (and kept it, if
+        # retained) from any table's account; one over the board's largest now goes nowhere
+        for account, topic, payload in (("t1", "club/friday/t2/events", b"t1"),     # another table's topic
+                                        ("board", "club/friday/t1/events", b"board"),  # the board only reads
+                                        ("t1", "club/friday/t1/now", b"x" * (MAX_MESSAGE + 1)),  # too big
+                                        ("t1", "club/friday/t1/events", b"t1")):    # the only one through
             c, reason = connected(account, pw[account])
             assert not reason.is_failure, (account, reason)
-            c.publish(topic, account.encode(), qos=1).wait_for_publish(2)
+            c.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
             c.disconnect()
             c.loop_stop()
         assert stop_watching(watcher, got) == [("club/friday/t1/events", b"t1")]

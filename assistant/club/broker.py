@@ -22,6 +22,14 @@ import time
 from pathlib import Path
 
 MOSQUITTO = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
+# Mosquitto takes any message up to 256 MiB by default, and keeps a retained one: one table's
+# account could fill the club Pi's memory, and the board's. A payload over the board's largest
+# (a match's record, board.MAX_RECORD) is dropped by the broker, its QoS flow completed so a box
+# never sends it again; a packet over MAX_PACKET is no box's: its client is disconnected before
+# the broker holds it. systemd/install.sh --board writes the same two lines (docs/club.md).
+MAX_MESSAGE = 1 << 20  # = board.MAX_RECORD (tests/test_systemd_board.py checks they agree)
+MAX_PACKET = 4 << 20
+LIMITS = (f"message_size_limit {MAX_MESSAGE}", f"max_packet_size {MAX_PACKET}")
 
 
 class BrokerMissing(RuntimeError):
@@ -89,7 +97,7 @@ class Broker:
         (f / "acl").chmod(0o600)
         lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous false",
                  f"password_file {pw}", f"acl_file {f / 'acl'}",
-                 "max_inflight_messages 100", "max_queued_messages 100000",
+                 "max_inflight_messages 100", "max_queued_messages 100000", *LIMITS,
                  "log_dest stderr", "log_type error", "log_type warning"]
         if self.persistence:
             lines += ["persistence true", f"persistence_location {f}/", "autosave_interval 1"]
