@@ -358,19 +358,23 @@ def main(argv):
         return 1
     state_dir = args.state_dir or cfg.paths.state_dir  # the journal makes it (private), or says why not
     deck_path = Path(cfg.paths.deck) if os.path.isabs(cfg.paths.deck) else Path(state_dir) / cfg.paths.deck
-    deck, deck_problem = load_deck_or_warn(deck_path)
-    return run_box(cfg, state_dir, deck, deck_problem)
+    from assistant.box.deck import deck_for_play
+    deck, deck_log, deck_problem = deck_for_play(deck_path)  # logged once the journal is known usable
+    return run_box(cfg, state_dir, deck, deck_problem, deck_log=deck_log)
 
 
 def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=None,
-            reader_port=None, frames_dir=None, on_box=None):
-    """Build the adapters for ``cfg`` and run until SIGTERM/SIGINT (or a Stop event)."""
+            reader_port=None, frames_dir=None, on_box=None, deck_log=None):
+    """Build the adapters for ``cfg`` and run until SIGTERM/SIGINT (or a Stop event). A state
+    folder that cannot hold the journal is one log line: the deck's problem (``deck_log``) and the
+    web page's screen file, which live in that folder too, are then not said again."""
     from assistant.hw.alerts import Alerts
     from assistant.hw.buttons import Buttons
     from assistant.hw.display import is_hardware, open_display
     from assistant.hw.reader import Reader
 
     events = event_queue()
+    unusable = False  # the state folder cannot hold a journal (nor the screen file in it)
     try:
         table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
     except JournalTooNew as e:  # said once per start, and on the screen until stopped
@@ -379,11 +383,15 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     except JournalUnavailable as e:  # a state folder that cannot hold a journal: no restart loop
         log.error("%s", e)
         table = JournalRefused(cfg.game.game, cfg.table.pads, f"No journal: {e}", "Storage problem")
+        unusable = True
     except JournalError as e:  # locked by another program: exit, and systemd tries again shortly
         log.error("%s", e)
         return 1
-    if deck_problem and table.journal is not None:
-        table.set_alert("unknown-tag", deck_problem, "deck")
+    if table.journal is not None:  # else no card is played: the deck would be one more line
+        if deck_log:
+            log.warning("%s", deck_log)
+        if deck_problem:
+            table.set_alert("unknown-tag", deck_problem, "deck")
     publisher = start_club(cfg.club, table.journal)
     if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop, and
         # one that is missing (I2C on only after a reboot, a loose cable) is retried there while
@@ -398,7 +406,8 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         reader = Reader(reader_port or cfg.reader.device, events, baudrate=cfg.reader.baud)
         events.waker = reader.wake  # an event posted by a button ends the loop's wait on the line
         box = Box(table, display, alerts, Notifier(), events, reader)
-        box.screen_file = screen_file = ScreenFile(runtime_dir(state_dir))
+        if not unusable:
+            box.screen_file = screen_file = ScreenFile(runtime_dir(state_dir))
         for sig in (signal.SIGTERM, signal.SIGINT):
             if threading.current_thread() is threading.main_thread():
                 signal.signal(sig, lambda *_: _post_stop(events))

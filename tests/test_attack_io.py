@@ -1,0 +1,59 @@
+"""Faults an attack on the box's inputs found (the state folder given at start, the serial line,
+the web page, the club): the real `card-assistant` commands as subprocesses. Each test names the
+fault and what it did before."""
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HANG = 60.0  # seconds: a guard against a hang only
+
+
+def start_box(tmp_path, state_dir):
+    """`card-assistant run` (MockFactory pins, luma's dummy display, no reader) on ``state_dir``;
+    returns the process and the notify socket that gets READY=1 once the first frame is shown."""
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{tmp_path / "no-reader"}"\n')
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(HANG)
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", NOTIFY_SOCKET=str(tmp_path / "notify"),
+               PYTHONPATH=str(ROOT))
+    for key in ("WATCHDOG_USEC", "WATCHDOG_PID", "RUNTIME_DIRECTORY", "CARD_ASSISTANT_DEBUG"):
+        env.pop(key, None)
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "run", "--config", str(cfg),
+                             "--state-dir", str(state_dir)], env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return proc, notify
+
+
+@pytest.mark.parametrize("where", ["a file", "a folder under a file"])
+def test_a_state_folder_that_cannot_hold_the_journal_is_one_line_at_start(tmp_path, where):
+    """Fault (known since the last attack): `card-assistant run` on a state folder that is a file
+    logged three true lines about it: the deck cannot be read (Not a directory), the state folder
+    is not a folder, and the web page's screen cannot be written. Now the one about the folder;
+    the box shows why and keeps running (no restart loop), as before."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("not a folder\n")
+    state = blocker if where == "a file" else blocker / "state"
+    proc, notify = start_box(tmp_path, state)
+    try:
+        while "READY=1" not in notify.recv(4096).decode().split("\n"):
+            pass
+        assert proc.poll() is None  # it runs on, showing the problem
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=HANG)[1]
+    finally:
+        notify.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    about = [line for line in err.splitlines() if str(blocker) in line]
+    assert len(about) == 1 and about[0].startswith("ERROR card-assistant: "), err
+    assert "Traceback" not in err and "internal error" not in err
+    assert blocker.read_text() == "not a folder\n"  # nothing changed
