@@ -57,3 +57,47 @@ def test_a_state_folder_that_cannot_hold_the_journal_is_one_line_at_start(tmp_pa
     assert len(about) == 1 and about[0].startswith("ERROR card-assistant: "), err
     assert "Traceback" not in err and "internal error" not in err
     assert blocker.read_text() == "not a folder\n"  # nothing changed
+
+
+def journal_of(path, game, seats, options, lines):
+    from assistant.box.journal import Journal
+    from assistant.rules.scenario import parse_action
+    j = Journal(str(path))
+    j.new_match(game, seats, options)
+    for n, line in enumerate(lines, 1):
+        j.append(parse_action(line.split(), game, seats, n), seats)
+    j.close()
+
+
+def test_a_journal_replaced_under_the_web_page_never_serves_a_match_in_play(tmp_path):
+    """Fault (attack on the web page): the page kept each match's record by its id and row count.
+    With the journal replaced (restored, moved in) by one whose match 1 is in play with a face-down
+    trump and as many rows as the finished match 1 it replaced, the page still called it finished
+    and served its scenario download, trump card and all. Now a journal opened anew keeps no
+    record of the last one, and the download is refused unless the very lines it is made of end
+    the match."""
+    from assistant.rules.scenario import read_header
+    from test_web_faults import Web
+    sc = read_header((ROOT / "tests/scenarios/twenty-nine/N9-first-to-six.scn").read_text().splitlines())
+    finished = [" ".join(tokens) for _, tokens in sc.body]
+    k = next(i for i, line in enumerate(finished) if line.startswith("trump ")) + 1
+    in_play = finished[:k]  # the trump card is face down: then a play taken back, over and over
+    while len(in_play) < len(finished) - 1:
+        in_play += [finished[k], "undo"]
+    in_play += finished[k:k + len(finished) - len(in_play)]
+    assert len(in_play) == len(finished)
+    trump = finished[k - 1]
+    journal_of(tmp_path / "journal.sqlite3", sc.game, sc.seats, sc.options, finished)
+    (tmp_path / "other").mkdir()
+    journal_of(tmp_path / "other" / "journal.sqlite3", sc.game, sc.seats, sc.options, in_play)
+    web = Web(tmp_path)
+    try:
+        status, _, text = web.get("/api/matches/1/scenario")
+        assert status == 200 and trump in text  # finished: its scenario is public
+        for name in os.listdir(tmp_path / "other"):
+            os.replace(tmp_path / "other" / name, tmp_path / name)
+        status, _, text = web.get("/api/matches/1/scenario")
+        assert status == 409 and trump.split()[-1] not in text, text
+        assert '"state": "in play"' in web.get("/api/matches")[2]
+    finally:
+        web.stop()

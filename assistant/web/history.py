@@ -49,6 +49,9 @@ class History:
                 raise
             self.problem = None
             self._still = sig if sig is not None and not sig[3] else None
+            # a journal opened anew may be another file (replaced, restored, repaired): its match
+            # N may be another match with as many rows, so no record is kept from the last one
+            self._cache.clear()
         return self._journal.db
 
     def records(self):
@@ -108,7 +111,8 @@ class History:
             self.unreadable = str(e)
 
     def scenario_lines(self, mid):
-        """``(game, seats, options, lines)`` of one match, or None (``unreadable`` says if damaged)."""
+        """``(game, seats, options, lines, newest)`` of one match, ``newest`` the journal's latest
+        match id in the same read; or None (``unreadable`` says if damaged)."""
         self.unreadable = None
         try:
             db = self._db()
@@ -117,6 +121,7 @@ class History:
                 return None
             lines = [line for (line,) in db.execute(
                 "SELECT line FROM actions WHERE match=? ORDER BY seq", (mid,))]
+            newest = db.execute("SELECT max(id) FROM matches").fetchone()[0]
         except JournalError as e:
             self._cannot_open(e)
             return None
@@ -124,7 +129,7 @@ class History:
             self.close()
             self.unreadable = f"{self.path}: {e}"
             return None
-        return row[0], tuple(json.loads(row[1])), json.loads(row[2]), lines
+        return row[0], tuple(json.loads(row[1])), json.loads(row[2]), lines, newest
 
     def close(self):
         if self._journal is not None:

@@ -101,17 +101,20 @@ class Site:
             return answer
 
     def scenario(self, rec):
-        """The match's actions in effect as a scenario file, or None for the match in play."""
+        """The match's actions in effect as a scenario file, or None for the match in play: as the
+        records say, and as the lines read for the file say (a journal replaced in between)."""
         if rec.state == IN_PLAY:
             return None
         with self.lock:
-            game, seats, options, lines = self._read(self.history.scenario_lines, rec.id)
+            game, seats, options, lines, newest = self._read(self.history.scenario_lines, rec.id)
         match = Match(game, seats, options)
         for n, line in enumerate(lines, 1):
             try:
                 match.apply(parse_action(line.split(), game, seats, n))
             except (ScenarioError, Refused):
                 break
+        if match.engine.match_end is None and rec.id == newest:
+            return None
         return match.export(comment=f"match {rec.id} of the box's journal ({rec.state})")
 
     def close(self):
