@@ -255,5 +255,5 @@ def _alert(sim):
 
 def _words(action, m):
     """The action in words for a message on the terminal: a hidden card is never named."""
-    from assistant.box.daemon import public_line
+    from assistant.box.loop import public_line
     return action if isinstance(action, str) else public_line(action, m.seats)
