@@ -37,7 +37,7 @@ from pathlib import Path
 
 from assistant.rules.cards import TWENTY_NINE_PACK
 from assistant.box.deck import save_deck
-from assistant.sim.simulator import SimBox, sim_uid
+from assistant.sim.simbox import SimBox, sim_uid
 from assistant.sim.bots import run_bots
 from assistant.sim.virtual_firmware import VirtualFirmware
 from assistant.hw.events import TagArrived, TagRemoved

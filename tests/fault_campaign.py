@@ -218,7 +218,7 @@ def lost_hello(folder):
     once: the flip it makes must be journaled."""
     from assistant.hw.events import TagRemoved
     from assistant.rules.cards import parse_card
-    from assistant.sim.simulator import SimBox, sim_uid
+    from assistant.sim.simbox import SimBox, sim_uid
     from assistant.sim.bots import start_match
     sim = SimBox(folder / "state", "towers").start()
     flips = ["9H", "QD", "KS", "10C", "AH", "KD"]  # no black jack: the flip goes on
@@ -248,7 +248,7 @@ def flood(folder, taps=400):
     """Taps as fast as the firmware can send them while the box runs: every one handled, none
     lost, the queue bounded."""
     from assistant.hw.events import QUEUE_SIZE, TagRemoved
-    from assistant.sim.simulator import SimBox, sim_uid
+    from assistant.sim.simbox import SimBox, sim_uid
     from assistant.sim.bots import start_match
     sim = SimBox(folder / "state", "towers").start()
     try:

@@ -26,7 +26,7 @@ from assistant.box.deck import save_deck
 from assistant.box.journal import Journal
 from assistant.rules.scenario import parse_action
 from assistant.box.screen import render
-from assistant.sim.simulator import sim_uid
+from assistant.sim.simbox import sim_uid
 from assistant.box.table import Table
 from assistant.sim.virtual_firmware import VirtualFirmware
 

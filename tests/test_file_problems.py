@@ -143,7 +143,7 @@ def test_every_deck_problem_is_one_line_in_the_log_at_start(tmp_path, case):
 
 def test_a_full_deck_logs_nothing(tmp_path):
     from assistant.box.deck import save_deck
-    from assistant.sim.simulator import sim_uid
+    from assistant.sim.simbox import sim_uid
     from assistant.rules.cards import TWENTY_NINE_PACK
     state = tmp_path / "state"
     state.mkdir(mode=0o700)
