@@ -40,19 +40,19 @@ def cannot_write(path):
     """Why a file cannot be written at ``path``, in words, or None: checked before any work, so
     a refusal changes nothing."""
     from pathlib import Path
+
+    from assistant.textfile import what_is_at
     path = Path(path)
     folder = path.parent
     try:
-        os.stat(folder)
-    except FileNotFoundError:
-        pass  # said below
-    except OSError as e:  # a folder this user may not enter
+        above, here = what_is_at(folder), what_is_at(path)
+    except OSError as e:  # a folder this user may not enter, a name too long
         return f"{path} cannot be written ({e.strerror})"
-    if path.is_dir():
+    if here == "folder":
         return f"{path} is a folder: name a file in it"
-    if not folder.is_dir():
+    if above != "folder":
         return f"there is no folder {str(folder)!r} for {path.name}"
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    if not os.access(folder, os.W_OK) or (here is not None and not os.access(path, os.W_OK)):
         return f"{path} cannot be written (permission denied)"
     return None
 

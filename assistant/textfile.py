@@ -10,6 +10,7 @@ ValueError: / is a folder, not a file
 Traceback (most recent call last):
 ValueError: /dev/zero is not a file (a device, a pipe or a socket)
 """
+import errno
 import os
 import stat
 from pathlib import Path
@@ -55,3 +56,25 @@ def read_text(path):
         raise ValueError(f"{path} does not exist") from None
     except OSError as e:
         raise ValueError(f"{path} cannot be read ({e.strerror or type(e).__name__})") from None
+
+
+def what_is_at(path):
+    """``"file"``, ``"folder"``, ``"other"`` (a device, a pipe, a socket) or None when nothing is
+    there: no such name, a file where a folder was expected, a link loop, a NUL in the name (as
+    ``Path.exists()`` answers False). OSError when the name cannot be looked at: a folder this
+    user may not enter, a name too long for the file system. Python 3.11's ``exists()``,
+    ``is_file()`` and ``is_dir()`` raise then too, but each caller had to know it; here it is the
+    one documented answer, and each caller says what it means for its own file.
+
+    >>> what_is_at("/"), what_is_at("/dev/null"), what_is_at("/no/such/name"), what_is_at("a\\0b")
+    ('folder', 'other', None, None)
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except ValueError:  # a NUL in the name: no file can have it
+        return None
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return None
+        raise
+    return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"

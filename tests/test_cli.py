@@ -124,6 +124,13 @@ def test_replay_export_to_a_path_that_cannot_be_written(tmp_path):
     assert not target.exists()
 
 
+def test_replay_export_to_a_name_too_long_is_one_line_not_an_internal_error(tmp_path):
+    """Python 3.11's Path.is_dir() raises for a name longer than the file system takes: the check
+    before writing said "internal error (OSError)"; one lookup (textfile.what_is_at) now says why."""
+    refused("replay", scenario(tmp_path), "--export", tmp_path / ("x" * 300),
+            words="cannot be written (File name too long)")
+
+
 def test_replay_a_number_too_long_to_convert(tmp_path):
     path = scenario(tmp_path, "game twenty-nine\nflip JS\nbid " + "9" * 5000 + "\n")
     refused("replay", path, words="line 3: 'bid' takes a number")

@@ -11,7 +11,7 @@ ALLOWED = {
     "rules": set(),
     "hw": {"rules", "repeated"},
     "box": {"rules", "hw", "repeated", "textfile", "cli", "club"},
-    "sim": {"rules", "hw", "box", "cli", "club"},
+    "sim": {"rules", "hw", "box", "cli", "club", "textfile"},
     "web": {"rules", "hw", "box", "cli", "repeated"},
     "club": {"rules", "hw", "box", "web", "sim", "cli", "repeated"},
 }

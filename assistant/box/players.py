@@ -81,13 +81,13 @@ def parse_players(text, source=FILE):
 
 def load_players(state_dir):
     """``{uid: name}`` from the state folder's players file; {} when there is none."""
+    from assistant.textfile import read_text, what_is_at
     path = Path(state_dir) / FILE
     try:
-        if not path.exists():
+        if what_is_at(path) is None:
             return {}
-    except OSError as e:  # a folder it may not read: Python 3.11's exists() raises
+    except OSError as e:  # a folder it may not read, a name too long
         raise PlayersError(f"cannot read the players: {path} cannot be read ({e.strerror})") from None
-    from assistant.textfile import read_text
     try:
         text = read_text(path)
     except ValueError as e:

@@ -39,8 +39,8 @@ def _loaded(load, path):
     """What ``load(path)`` reads, or None when the file is missing or unusable."""
     from assistant.box.deck import DeckError
     try:
-        return load(path) if path.exists() else None
-    except (DeckError, OSError):  # Python 3.11's exists() raises in a folder it may not read
+        return load(path)
+    except (DeckError, OSError):  # missing, unreadable, a folder it may not enter: written anew
         return None
 
 

@@ -142,12 +142,14 @@ def parse_args(argv):
     from assistant.sim.bots import cannot_scan
     if args.bots and args.deal_scan and cannot_scan(args.game):
         p.error(f"--deal-scan: {cannot_scan(args.game)}")
+    from assistant.textfile import what_is_at
     for flag, folder in (("--state-dir", args.state_dir), ("--frames", args.frames)):
         try:
-            if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
-                p.error(f"{flag} {folder}: that is a file, not a folder")
-        except OSError as e:  # a folder under one this user may not enter (Python 3.11's exists() raises)
+            kind = what_is_at(folder) if folder is not None else None
+        except OSError as e:  # a folder under one this user may not enter, a name too long
             p.error(f"{flag} {folder}: cannot be reached ({e.strerror})")
+        if kind not in (None, "folder"):
+            p.error(f"{flag} {folder}: that is a file, not a folder")
     return args
 
 
@@ -169,11 +171,12 @@ def journal_game(state_dir):
     the box says why when it starts)."""
     import sqlite3
     from assistant.box.journal import Journal, JournalError
+    from assistant.textfile import what_is_at
     path = Path(state_dir) / "journal.sqlite3"
     try:
-        if not path.is_file():
+        if what_is_at(path) != "file":
             return None
-    except OSError:  # a folder it may not read (Python 3.11's is_file() raises): said when the box starts
+    except OSError:  # a folder it may not read: said when the box starts
         return None
     try:
         journal = Journal(str(path), readonly=True)
