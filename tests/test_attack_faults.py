@@ -273,4 +273,4 @@ def test_the_web_page_of_a_journal_from_a_newer_version_says_so(tmp_path):
         status, _, body = web.get("/api/now")
     finally:
         web.stop()
-    assert status == 200 and "newer card-assistant" in body and "No match" not in body, body
+    assert status == 503 and "newer card-assistant" in body and "No match" not in body, body

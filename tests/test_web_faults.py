@@ -104,3 +104,30 @@ def test_a_damaged_journal_is_one_line_in_the_log_and_an_honest_page(tmp_path, d
     assert len(lines) == 2 and "Traceback" not in err, err
     assert lines[1].startswith(f"card-assistant web: the journal cannot be read ({path}") and \
         "repairs it at its next start" in lines[1], err
+
+
+def test_a_journal_from_a_newer_version_is_said_on_every_page_not_only_on_now(tmp_path):
+    """Fault: History.problem ("written by a newer card-assistant") reached only the Now page;
+    Matches and Players said "No match in the journal yet." and /api/matches and /api/players
+    answered an empty list with 200, all untrue: the journal has matches this version cannot
+    read. Now every page and every JSON answer says so (503, as for a damaged journal), and the
+    log has one line, not one per request."""
+    import sqlite3
+    write_journal(tmp_path)
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    db.execute("UPDATE meta SET value='99' WHERE key='schema'")
+    db.commit()
+    db.close()
+    web = Web(tmp_path)
+    try:
+        for _ in range(3):
+            for p in (*PATHS, "/now/board"):
+                status, kind, body = web.get(p)
+                assert status == 503, (p, status, body)
+                assert "newer card-assistant" in body and "No match" not in body, (p, body)
+                if kind.startswith("application/json"):
+                    assert json.loads(body).get("error", json.loads(body).get("message")), (p, body)
+    finally:
+        err = web.stop()
+    lines = err.splitlines()
+    assert len(lines) == 2 and "newer card-assistant" in lines[1] and "Traceback" not in err, err

@@ -47,6 +47,9 @@ class History:
             except JournalTooNew:  # its matches are there: "no match yet" would be untrue
                 self.problem = "The journal was written by a newer card-assistant: update this box to read it."
                 raise
+            except JournalError:  # none yet: nothing to say but that
+                self.problem = None
+                raise
             self.problem = None
             self._still = sig if sig is not None and not sig[3] else None
             # a journal opened anew may be another file (replaced, restored, repaired): its match

@@ -16,6 +16,7 @@ import re
 import zlib
 import sys
 import threading
+from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
 
@@ -66,9 +67,16 @@ class Site:
             self.trouble.happened("journal", f"card-assistant web: the journal cannot be read "
                                              f"({self.history.unreadable}); the pages say so until the box "
                                              f"repairs it at its next start")
+        elif self.history.problem:
+            self.trouble.happened("journal", f"card-assistant web: {self.history.problem} (every page says so)")
         else:
             self.trouble.ended("journal", "card-assistant web: the journal can be read again")
         return out
+
+    def cannot_read(self):
+        """Why the journal that is there cannot be shown now (damaged, or written by a newer
+        card-assistant), in words for every page; None when it can."""
+        return UNREADABLE if self.history.unreadable else self.history.problem
 
     def record(self, mid):
         return next((r for r in self.records() if r.id == mid), None)
@@ -191,8 +199,9 @@ class Handler(BaseHTTPRequestHandler):
                     status, kind, body, extra = getattr(self, name)(*m.groups())
                 except Exception:  # never a traceback to a browser; the page says it plainly
                     status, kind, body, extra = 500, "text/plain; charset=utf-8", b"the box could not make this page\n", {}
-                if name != "static_file" and self.site.history.unreadable:  # damaged: said on every page
-                    status, kind, body, extra = self._unreadable(name)
+                says = self.site.cannot_read()
+                if name != "static_file" and says:  # damaged, or too new: said on every page
+                    status, kind, body, extra = self._unreadable(name, says)
                 return self._send(status, kind, body, head, extra)
         return self._send(404, "text/plain; charset=utf-8", b"no such page\n", head)
 
@@ -206,19 +215,19 @@ class Handler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(body)
 
-    def _unreadable(self, name):
+    def _unreadable(self, name, says):
         now = {"id": None, "version": "unreadable", "state": None, "source": None, "view": None,
-               "message": UNREADABLE}
+               "message": says}
         if name == "api_now":
             return self._json(now, 503)
         if name == "now_board":  # an open Now page shows the message in the board's place
             status, kind, body, _ = self._html(pages.board_html(now), 503)
             return status, kind, body, {"X-Board-Version": now["version"]}
         if name.startswith("api_"):
-            return self._json({"error": UNREADABLE}, 503)
+            return self._json({"error": says}, 503)
         if name == "now_page":
             return self._html(pages.now_page(now), 503)
-        return self._html(pages.page("Journal", None, f'<p class="quiet">{UNREADABLE}</p>'), 503)
+        return self._html(pages.page("Journal", None, f'<p class="quiet">{escape(says)}</p>'), 503)
 
     # --- the routes: each returns (status, content type, bytes, extra headers)
     @staticmethod
