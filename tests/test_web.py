@@ -226,7 +226,7 @@ def test_now_shows_the_box_screen_only_while_it_matches_the_journal(site):
     assert got["source"] == "box" and got["view"]["alert"] == {"kind": "renege", "text": "P2 failed to follow ♥ (trick 3)"}
     assert got["view"]["prompt"] == ["P2 takes trick 3"] and len(got["view"]["trick"]) == 4
     status, headers, board = request(port, "GET", "/now/board")
-    assert "Renege!" in board and "P2 takes trick 3" in board and headers["X-Board-Version"] == got["version"]
+    assert "RENEGE!" in board and "P2 takes trick 3" in board and headers["X-Board-Version"] == got["version"]
     assert "P2 failed to follow" in request(port, "GET", "/")[2]
     screen.write(view, 6, rows - 1)  # the journal has one row more: the file lags
     assert now()["source"] == "journal"
@@ -292,3 +292,33 @@ def test_now_gives_players_whole_names_where_the_oled_shortens_them():
     assert d["prompt"] == ["Alexandra to play", "Bob took 2"] and d["extra"] == ["pair Alexandra"]
     assert d["alert"]["text"] == "Alexandra failed to follow ♥ (trick 3)"
     assert view_json(v)["prompt"][0] == "Alexa. to play"  # no whole names known: the OLED's words
+
+
+def test_the_page_takes_suit_signs_and_alert_titles_from_where_they_live_not_a_copy():
+    """Fault: assistant/web/pages.py kept its own copy of the suit signs and of the alert titles
+    (its "Renege!", "No reader" beside the OLED's RENEGE!, NO READER in box/screen.py): a kind or a
+    sign changed in one place would not change on the page. Now the page takes the signs from
+    rules.cards and the titles from box.view (where the screen takes them too), without the web
+    process importing the box's daemon."""
+    from pathlib import Path
+    from assistant.box.screen_file import view_json
+    from assistant.box.view import ALERT_KINDS, ALERT_TITLES, Alert, View
+    from assistant.rules.cards import SUIT_SYMBOLS
+    from assistant.web.pages import board_html
+    import ast
+    sources = [p.read_text(encoding="utf-8") for p in
+               Path(__file__).resolve().parent.parent.joinpath("assistant", "web").glob("*.py")]
+    assert not set(SUIT_SYMBOLS) & set("".join(sources)), "a suit sign copied into assistant/web"
+    words = {n.value.lower().rstrip("!?") for s in sources for n in ast.walk(ast.parse(s))
+             if isinstance(n, ast.Constant) and isinstance(n.value, str)} - {"note"}  # /api/matches' key
+    for long, short in ALERT_TITLES.values():
+        assert not {long.lower().rstrip("!?"), short.lower().rstrip("!?")} & words, long
+    for kind in ALERT_KINDS:
+        v = View(game="towers", seats=("Ann", "Bob"), phase="play", trump=2,
+                 alert=Alert(kind, "Bob failed to follow"))
+        html = board_html({"id": 1, "view": view_json(v), "source": "box"})
+        assert f"<strong>{ALERT_TITLES[kind][0]}</strong>" in html and f"Trump {SUIT_SYMBOLS[2]}" in html
+    out = subprocess.run([sys.executable, "-c", "import sys, assistant.web.server; "
+                          "print(sorted(m for m in sys.modules if m.startswith('assistant.box.')))"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "assistant.box.view" in out and "daemon" not in out and "assistant.box.screen'" not in out, out

@@ -24,18 +24,12 @@ from PIL import Image
 
 from assistant.rules.cards import RANKS, SUIT_SYMBOLS
 from assistant.box.font import HEIGHT, draw_text, text_width
+from assistant.box.view import ALERT_TITLES
 
 W, H = 128, 64
 BIG = 2
 PAGE = 8  # rows per page of the controller's RAM
 DETAILS, NAMES, CARDS, PROMPT = 2, 4, 5, 7  # the first page of each part
-_ALERT_TITLES = {
-    "renege": ("RENEGE!", "RENEGE!"),
-    "refused": ("REFUSED", "REFUSED"),
-    "unknown-tag": ("UNKNOWN TAG", "UNKNOWN"),
-    "reader-lost": ("NO READER", "READER?"),
-    "info": ("NOTE", "NOTE"),
-}
 
 
 def render(view):
@@ -312,7 +306,7 @@ def _alert_band(img, alert):
     screen (double size where the words leave room), its words below. False (nothing drawn)
     when its words need the whole screen."""
     top = NAMES * PAGE
-    title = _ALERT_TITLES[alert.kind][0]
+    title = ALERT_TITLES[alert.kind][0]
     fit = _alert_fit(title, alert.text, 8 - NAMES, W - 4)
     if fit is None:
         return False
@@ -343,7 +337,7 @@ def _wrap_block(img, text, top, bottom, fill=1, x0=0, x1=W):
 def _alert_screen(img, alert):
     """An alert whose words need the whole screen: renege inverted (white), the others black
     with a double frame."""
-    long_title, short_title = _ALERT_TITLES[alert.kind]
+    long_title, short_title = ALERT_TITLES[alert.kind]
     title = long_title if text_width(long_title, BIG) <= W - 6 else short_title
     if alert.kind == "renege":
         img.paste(1, (0, 0, W, H))

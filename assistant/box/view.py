@@ -39,7 +39,14 @@ PHASES = frozenset({
     "hand-over",   # a hand/round is scored; ``prompt`` says the result
     "match-over",  # ``winner`` carries the winning seats
 })
-ALERT_KINDS = ("renege", "refused", "unknown-tag", "reader-lost", "info")
+ALERT_TITLES = {  # each kind's title bar: (in full, where the OLED has room for it; short); the web page's too
+    "renege": ("RENEGE!", "RENEGE!"),
+    "refused": ("REFUSED", "REFUSED"),
+    "unknown-tag": ("UNKNOWN TAG", "UNKNOWN"),
+    "reader-lost": ("NO READER", "READER?"),
+    "info": ("NOTE", "NOTE"),
+}
+ALERT_KINDS = tuple(ALERT_TITLES)
 # Why an alert is up: one of these, or a refusal code of the rules (assistant.rules.game.CODES).
 CAUSES = {
     "renege-proven": "a card just played proved a renege (T9, N11)",

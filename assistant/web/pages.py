@@ -3,8 +3,10 @@ style (the Content-Security-Policy allows only this box's own files)."""
 import time
 from html import escape
 
+from assistant.rules.cards import SUIT_SYMBOLS, SUITS, CardError, is_red, parse_suit
 from assistant.rules.match import ENGINES, engine_class
 from assistant.box.stats import ABANDONED, FINISHED, IN_PLAY
+from assistant.box.view import ALERT_TITLES
 from assistant.web.svg import line_chart
 
 NAV = (("/", "Now"), ("/matches", "Matches"), ("/players", "Players"))
@@ -52,13 +54,23 @@ def state_cell(rec):
     return f'<span class="state-{cls}">{escape(rec.state)}</span>'
 
 
-ALERT_TITLES = {"renege": "Renege!", "refused": "Refused", "unknown-tag": "Unknown tag",
-                "reader-lost": "No reader", "info": "Note"}
-SUIT_SIGNS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+SUIT_SIGNS = dict(zip(SUITS, SUIT_SYMBOLS))  # the screen file names a suit by its letter (rules.cards)
+
+
+def _title(kind):
+    """An alert's title as the OLED has it in full (the style sheet sets it in capitals)."""
+    return ALERT_TITLES.get(kind, ALERT_TITLES["info"])[0]
+
+
+def _red(label):
+    try:
+        return is_red(parse_suit(label[-1:]))
+    except CardError:
+        return False
 
 
 def _card(c, cls=""):
-    red = " red" if c["label"][-1:] in "♥♦" else ""
+    red = " red" if _red(c["label"]) else ""
     return f'<span class="card{red}{cls}">{escape(c["label"])}</span>'
 
 
@@ -96,7 +108,7 @@ def board_html(now):
     if v["alert"]:
         a = v["alert"]
         parts.append(f'<div class="alert alert-{escape(a["kind"])}" role="alert"><strong>'
-                     f'{ALERT_TITLES.get(a["kind"], "Note")}</strong> {escape(a["text"])}</div>')
+                     f'{escape(_title(a["kind"]))}</strong> {escape(a["text"])}</div>')
     if v["menu"]:
         m = v["menu"]
         items = "".join(f'<li{" class=selected" if i == m["selected"] else ""}>{escape(item)}</li>'
