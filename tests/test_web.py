@@ -322,3 +322,25 @@ def test_the_page_takes_suit_signs_and_alert_titles_from_where_they_live_not_a_c
                           "print(sorted(m for m in sys.modules if m.startswith('assistant.box.')))"],
                          capture_output=True, text=True, check=True).stdout
     assert "assistant.box.view" in out and "daemon" not in out and "assistant.box.screen'" not in out, out
+
+
+def test_a_page_that_is_not_there_is_a_page_with_the_links_not_a_bare_line(site):
+    """Fault: /matches/99 (an old bookmark, a match number typed on a phone) answered the bare
+    text "no such match", in monospace, with no way back but the browser's Back. Now a 404 page
+    with the header's links says what is not there; an unknown /api/ path answers JSON."""
+    folder, port = site
+    for path, words in (("/matches/99", "no match 99"), ("/nowhere", "no such page"), ("/matches/", "no such page")):
+        status, headers, text = request(port, "GET", path)
+        assert status == 404 and headers["Content-Type"].startswith("text/html"), path
+        assert words in text and 'href="/matches"' in text and 'href="/players"' in text, text
+    status, headers, text = request(port, "GET", "/api/nowhere")
+    assert status == 404 and json.loads(text) == {"error": "no such page"}
+    assert request(port, "GET", "/static/nothing.css")[0] == 404
+
+
+def test_a_chart_of_one_match_says_1_match_not_1_matches(tmp_path):
+    """Fault: after a first match the Players page's chart read "1 matches" under its axis."""
+    from assistant.web.svg import line_chart
+    assert ">1 match<" in line_chart([("Ann", [0, 1])], "wins", "matches")
+    assert ">2 matches<" in line_chart([("Ann", [0, 1, 1])], "wins", "matches")
+    assert ">1 hand<" in line_chart([("Ann", [0, 1])], "score", "hands")

@@ -150,6 +150,14 @@ def now_page(now):
     return page("Now", "/", body, script="now.js")
 
 
+def not_found_page(what):
+    """A page that is not there, with the header's links to the pages that are (a bare line of
+    text left a phone on a dead end)."""
+    body = (f'<h1>Not found</h1><p>{escape(what)}</p>'
+            '<p class="quiet">Every match is listed under <a href="/matches">Matches</a>.</p>')
+    return page("Not found", None, body)
+
+
 def matches_page(records):
     rows = "".join(
         f'<tr><td><a href="/matches/{r.id}">{r.id}</a></td><td>{GAME_NAMES[r.game]}</td>'

@@ -203,7 +203,11 @@ class Handler(BaseHTTPRequestHandler):
                 if name != "static_file" and says:  # damaged, or too new: said on every page
                     status, kind, body, extra = self._unreadable(name, says)
                 return self._send(status, kind, body, head, extra)
-        return self._send(404, "text/plain; charset=utf-8", b"no such page\n", head)
+        if path.startswith("/api/"):
+            return self._send(*self._json({"error": "no such page"}, 404)[:3], head)
+        if path.startswith("/static/"):
+            return self._send(404, "text/plain; charset=utf-8", b"no such file\n", head)
+        return self._send(*self._html(pages.not_found_page("There is no such page."), 404)[:3], head)
 
     def _send(self, status, kind, body, head, extra=None):
         self.send_response(status)
@@ -247,7 +251,7 @@ class Handler(BaseHTTPRequestHandler):
     def match_page(self, mid):
         rec = self.site.record(int(mid))
         if rec is None:
-            return 404, "text/plain; charset=utf-8", b"no such match\n", {}
+            return self._html(pages.not_found_page(f"There is no match {int(mid)} in the journal."), 404)
         return self._html(pages.match_page(rec))
 
     def players_page(self):

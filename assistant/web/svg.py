@@ -10,6 +10,16 @@ COLOURS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 320, 180, 28, 8, 10, 22
 
 
+def counted(n, plural):
+    """``3 matches``, ``1 match``, ``1 hand``: the x axis's count in words.
+
+    >>> counted(1, "matches"), counted(2, "hands"), counted(1, "hands")
+    ('1 match', '2 hands', '1 hand')
+    """
+    word = plural if n != 1 else plural[:-2] if plural.endswith(("ches", "shes")) else plural.removesuffix("s")
+    return f"{n} {word}"
+
+
 def line_chart(series, title, xlabel=""):
     """``series``: ``[(name, [y0, y1, ...])]``, all of one length or shorter; an SVG element."""
     n = max((len(ys) for _, ys in series), default=0)
@@ -30,7 +40,7 @@ def line_chart(series, title, xlabel=""):
     for v in sorted({bottom, top, 0}):
         out.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{y(v):.1f}" y2="{y(v):.1f}" class="grid"/>'
                    f'<text x="{PAD_L - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
-    out.append(f'<text x="{W - PAD_R}" y="{H - 6}" text-anchor="end">{max(n - 1, 0)} {escape(xlabel)}</text>')
+    out.append(f'<text x="{W - PAD_R}" y="{H - 6}" text-anchor="end">{escape(counted(max(n - 1, 0), xlabel))}</text>')
     for k, (name, ys) in enumerate(series):
         colour = COLOURS[k % len(COLOURS)]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(ys))
