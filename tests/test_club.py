@@ -6,6 +6,7 @@ it on a fresh machine. Each test names the item of issue 14 it covers.
 """
 import json
 import logging
+import re
 import shutil
 import sqlite3
 import threading
@@ -604,3 +605,41 @@ def test_the_board_says_once_when_the_broker_is_out_of_reach_and_once_when_it_is
         stop.set()
         th.join(5)
     assert not th.is_alive()
+
+
+def test_the_board_page_of_a_match_in_play_says_neither_finished_nor_download(tmp_path):
+    """Faults seen on a club night: the board's page of a match in play said "in play · started
+    17:01 · finished 17:02" (the time of its latest event taken as its end) and "The scenario file
+    can be downloaded when the match is over", which the board never offers; its header had the
+    box's links (Now, Matches) to the same club page; on a phone each table's score broke word by
+    word ("Ann + / Cleo 4 / – 0 / Bob + / Dev") and the start's date ran off the screen. Now the
+    board's own links, a side a line and the date and time each unbroken, as a box's Matches."""
+    import urllib.error
+    import urllib.request
+    from assistant.club.page import serve
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "twenty-nine", 2)
+    t.new_match("twenty-nine", {}, seats=("Ann", "Bob", "Cat", "Dan"))
+    for _ in range(40):  # the match is in play
+        assert t.apply(bot.next_action(t.match.engine))
+    for _, topic, payload in j.outbox_rows(0, 100_000):
+        board.receive(topic, payload.encode())
+    server = serve(board, "127.0.0.1", 0)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        get = lambda path: urllib.request.urlopen(base + path, timeout=5).read().decode()  # noqa: E731
+        match = get("/matches/1")
+        assert "in play" in match and "finished" not in match and "scenario" not in match, match
+        assert 'href="/">Tables</a>' in match and ">Now<" not in match and "Table t1, match 1" in match
+        home = get("/")
+        assert re.search(r'<span class="nw[^"]*">Ann \+ Cat \d</span><br><span class="nw[^"]*">Bob \+ Dan \d</span>', home)
+        assert re.search(r'<span class="nw">\d{4}-\d\d-\d\d</span> <span class="nw">\d\d:\d\d</span>', home), home
+        assert '<th class="wide">Winner</th>' in home and ">Now<" not in home
+        players = get("/players")
+        assert "Guests (a seat nobody tapped" in players and 'aria-current=page>Players' in players
+        with pytest.raises(urllib.error.HTTPError) as e:
+            get("/matches/99")
+        assert e.value.code == 404 and 'href="/">Tables</a>' in e.value.read().decode()
+    finally:
+        server.shutdown()
+    board.close()

@@ -14,11 +14,11 @@ from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
 
 from assistant.rules.scenario import format_action
-from assistant.box.stats import replay_match, standings, wins_over_time
+from assistant.box.stats import FINISHED, replay_match, standings, wins_over_time
 from assistant.web import pages
 from assistant.web.server import HEADERS, Server
 
-DOWNLOAD = re.compile(r'<p><a href="/api/matches/[^"]*" download>.*?</p>')  # boxes keep scenarios
+NAV = (("/", "Tables"), ("/players", "Players"))  # the board's own pages (a box's are Now, Matches, Players)
 TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's own page
 GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
 GUESTS_NOTE = ('<p class="quiet">Guests (a seat nobody tapped a player tag for keeps its name, P1 to P4) '
@@ -40,7 +40,8 @@ def records(board):
     for k, (started, table, mid, game, seats, options, lines, is_latest, last) in enumerate(made, 1):
         rec = replay_match(k, game, seats, options, lines, started, is_latest)
         rec.table, rec.table_match = table, mid
-        rec.finished = last if started else None  # minutes a match, by the box's own clock
+        # minutes a match, by the box's own clock; a match in play or abandoned has not finished
+        rec.finished = last if started and rec.state == FINISHED else None
         out.append(rec)
     return out
 
@@ -86,14 +87,14 @@ def club_page(board, recs):
     if not by_table:
         parts.append('<p class="quiet">No table has sent anything yet.</p>')
     for table, rs in sorted(by_table.items()):
-        rows = "".join(
+        rows = "".join(  # as a box's Matches page: a side a line, so a phone has room for them all
             f'<tr><td><a href="/matches/{r.id}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
-            f"<td>{pages.score_words(r)}</td><td>{escape(' and '.join(r.winner or ()))}</td>"
-            f"<td>{pages.state_cell(r)}</td><td>{pages.when(r.started)}</td></tr>" for r in reversed(rs))
+            f'<td>{pages.score_cell(r)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
+            f"<td>{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>" for r in reversed(rs))
         parts.append(f"<h2>Table {escape(table)}</h2><div class=\"scroll\"><table><tr><th>Match</th><th>Game</th>"
-                     f"<th>Score</th><th>Winner</th><th>State</th><th>Started</th></tr>{rows}</table></div>")
+                     f'<th>Score</th><th class="wide">Winner</th><th>State</th><th>Started</th></tr>{rows}</table></div>')
     body = '<meta http-equiv="refresh" content="5">' + "".join(parts)
-    return pages.page(f"Club {board.club}", "/", body)
+    return pages.page(f"Club {board.club}", "/", body, nav=NAV)
 
 
 def serve(board, host, port):
@@ -116,23 +117,21 @@ def serve(board, host, port):
                     return self._html(club_page(board, records(board)))
                 if path == "/players":
                     recs = records(board)
-                    html = pages.players_page(club_standings(recs), club_wins(recs))
-                    return self._html(html.replace("<h1>Players</h1>", "<h1>Players</h1>" + GUESTS_NOTE, 1))
+                    return self._html(pages.players_page(club_standings(recs), club_wins(recs), NAV, GUESTS_NOTE))
                 m = re.fullmatch(r"/matches/([0-9]{1,9})", path)
                 if m:
                     recs = records(board)
                     k = int(m.group(1))
                     if 1 <= k <= len(recs):
                         rec = recs[k - 1]
-                        html = pages.match_page(rec).replace(
-                            "<h1>", f"<p class=\"quiet\">Table {escape(rec.table)}, match {rec.table_match}</p><h1>", 1)
-                        return self._html(DOWNLOAD.sub("", html))
-                self._send(404, "text/plain; charset=utf-8", b"not found\n")
+                        above = f'<p class="quiet">Table {escape(rec.table)}, match {rec.table_match}</p>'
+                        return self._html(pages.match_page(rec, NAV, download=False, above=above))  # boxes keep scenarios
+                self._html(pages.not_found_page("There is no such page on the board.", NAV, NAV[0]), 404)
             except Exception:  # a page that cannot be drawn is one plain answer, never a stopped board
                 self._send(500, "text/plain; charset=utf-8", b"the board could not draw this page\n")
 
-        def _html(self, text):
-            self._send(200, "text/html; charset=utf-8", text.encode())
+        def _html(self, text, status=200):
+            self._send(status, "text/html; charset=utf-8", text.encode())
 
         def _send(self, status, kind, body):
             self.send_response(status)

@@ -13,9 +13,10 @@ NAV = (("/", "Now"), ("/matches", "Matches"), ("/players", "Players"))
 GAME_NAMES = {game: engine_class(game).title for game in ENGINES}  # as the engines name them
 
 
-def page(title, here, body, script=None):
+def page(title, here, body, script=None, nav=NAV):
+    """``nav``: the header's links, the box's own by default (the club's board has its own)."""
     links = "".join(f'<a href="{href}"{" aria-current=page" if href == here else ""}>{name}</a>'
-                    for href, name in NAV)
+                    for href, name in nav)
     js = f'<script src="/static/{script}" defer></script>' if script else ""
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -150,12 +151,12 @@ def now_page(now):
     return page("Now", "/", body, script="now.js")
 
 
-def not_found_page(what):
+def not_found_page(what, nav=NAV, listed=("/matches", "Matches")):
     """A page that is not there, with the header's links to the pages that are (a bare line of
-    text left a phone on a dead end)."""
+    text left a phone on a dead end); ``listed``: the page that lists every match."""
     body = (f'<h1>Not found</h1><p>{escape(what)}</p>'
-            '<p class="quiet">Every match is listed under <a href="/matches">Matches</a>.</p>')
-    return page("Not found", None, body)
+            f'<p class="quiet">Every match is listed under <a href="{listed[0]}">{escape(listed[1])}</a>.</p>')
+    return page("Not found", None, body, nav=nav)
 
 
 def matches_page(records):
@@ -171,20 +172,24 @@ def matches_page(records):
     return page("Matches", "/matches", body)
 
 
-def match_page(rec):
+def match_page(rec, nav=NAV, download=True, above=""):
+    """One match; ``download``: its scenario file is offered (a box's page: the board has none);
+    ``above``: words before its heading (the board: which table)."""
     sides = [rec.side_name(s) for s in (0, 1)]
     series = [(sides[s], [0] + [h.score[s] for h in rec.hands]) for s in (0, 1)]
     hands = "".join(f"<tr><td>{escape(h.words)}</td><td class=n>{h.score[0]}–{h.score[1]}</td></tr>"
                     for h in rec.hands)
     reneges = "".join(f"<li>{escape(r['seat'])}, hand {r['hand']}, trick {r['trick']}</li>" for r in rec.reneges)
     head = f"Match {rec.id}: {GAME_NAMES[rec.game]}"
-    if rec.state == IN_PLAY:
+    if not download:
+        download = ""
+    elif rec.state == IN_PLAY:
         download = ('<p class="quiet">The scenario file can be downloaded when the match is over: until '
                     'then it would show the cards still hidden at the table.</p>')
     else:
         download = f'<p><a href="/api/matches/{rec.id}/scenario" download>Download the scenario file</a> (the bug report)</p>'
     ended = f" · finished {when(rec.finished)}" if rec.finished else ""
-    body = (f"<h1>{escape(head)}</h1><p>{state_cell(rec)} · started {when(rec.started)}{ended} · "
+    body = (f"{above}<h1>{escape(head)}</h1><p>{state_cell(rec)} · started {when(rec.started)}{ended} · "
             f"{escape(', '.join(rec.seats))}</p>"
             + (f'<p class="warn">{escape(rec.note[:1].upper() + rec.note[1:])}.</p>' if rec.note
                else f'<p class="score">{score_words(rec)}</p>')
@@ -196,7 +201,7 @@ def match_page(rec):
                if hands else '<p class="quiet">No hand scored yet.</p>')
             + "<h2>Reneges</h2>" + (f"<ul>{reneges}</ul>" if reneges else '<p class="quiet">None proven.</p>')
             + download)
-    return page(head, "/matches", body)
+    return page(head, "/matches", body, nav=nav)
 
 
 COLUMNS = {  # (figure, heading) in order; a figure the table's rows lack is left out
@@ -237,8 +242,9 @@ def table(game, figures, who):
     return f'<div class="scroll"><table>{head}{rows}</table></div>'
 
 
-def players_page(standings, over_time):
-    parts = ["<h1>Players</h1>"]
+def players_page(standings, over_time, nav=NAV, note=""):
+    """``note``: words under the heading (the board: why guests are left out)."""
+    parts = ["<h1>Players</h1>" + note]
     if not standings:
         parts.append('<p class="quiet">No match in the journal yet.</p>')
     for game, tables in standings.items():
@@ -253,4 +259,4 @@ def players_page(standings, over_time):
             parts.append(f"<h2>{GAME_NAMES[game]}: wins over time</h2>"
                          + line_chart([(n, [0] + [w for _, w in s]) for n, s in series],
                                       "wins after each match played", "matches"))
-    return page("Players", "/players", "".join(parts))
+    return page("Players", "/players", "".join(parts), nav=nav)
