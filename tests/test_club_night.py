@@ -242,3 +242,55 @@ def test_a_storm_of_refused_messages_is_two_log_lines_not_one_a_message(tmp_path
     ended = [r.getMessage() for r in caplog.records if "no more messages refused" in r.getMessage()]
     assert any("table t1" in w and "after 2000 times" in w for w in ended), ended
     board.close()
+
+
+def test_a_table_whose_box_is_gone_is_shown_so_not_as_a_match_being_played(broker, live_board, tmp_path):
+    """Fault (a club night: a box killed mid-match with SIGKILL): the board went on showing its
+    match "in play", as live as the tables still playing, with nothing to tell the organiser that
+    the box was gone. Now each box sets the broker's will and says it is there when it connects;
+    a box that goes without a goodbye (killed, switched off, out of the Wi-Fi: the broker sends
+    the will) or stopped in order (it says so) is "Box not connected" on the page, with when the
+    board last heard from it; connected again, it is "Box connected"."""
+    import signal
+    import time
+    import urllib.request
+    from assistant.club.page import serve
+    server = serve(live_board, "127.0.0.1", 0)
+    page = lambda: urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/",  # noqa: E731
+                                          timeout=5).read().decode()
+    cfg = tmp_path / "t1.toml"
+    cfg.write_text(f'[club]\nbroker = "mqtt://127.0.0.1:{broker.port}"\nclub = "c"\ntable = "t1"\n'
+                   f'password = "{broker.passwords["t1"]}"\n')
+    box = subprocess.Popen([sys.executable, "-m", "assistant.cli", "sim", "--bots", "--game", "towers",
+                            "--matches", "3", "--pace", "0.05", "--state-dir", str(tmp_path / "box"),
+                            "--config", str(cfg), "--player", "Ann", "--player", "Bob"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: live_board.online.get("t1") is True and live_board.counts["stored"] > 20, 60)
+        assert "Box connected · Last heard from " in page() and "Box not connected" not in page()
+        box.send_signal(signal.SIGKILL)  # mid-match, no goodbye: the broker sends the will
+        box.wait(10)
+        assert wait_for(lambda: live_board.online.get("t1") is False, 30)
+        (table,) = live_board.snapshot()["tables"]
+        assert table["online"] is False and table["heard"] <= time.time()
+        assert table["matches"][-1]["phase"] != "over"
+        assert "Box not connected" in page() and "its match in play waits for it" in page()
+    finally:
+        if box.poll() is None:
+            box.kill()
+    j, t, bot = bot_table(tmp_path, "towers", 4)  # the box again, at the table layer, then stopped in order
+    from assistant.club.publisher import Publisher
+    pub = Publisher(j, j.outbox, broker.url("t1"))
+    pub.start()
+    try:
+        assert wait_for(lambda: live_board.online.get("t1") is True, 30)
+        assert "Box connected" in page()
+        pub.offline.set()  # the Wi-Fi gone: no goodbye, the broker's will
+        pub.drop()
+        assert wait_for(lambda: live_board.online.get("t1") is False, 30)
+        pub.offline.clear()
+        assert wait_for(lambda: live_board.online.get("t1") is True, 30)
+    finally:
+        pub.stop()
+    assert wait_for(lambda: live_board.online.get("t1") is False, 10)  # it said goodbye
+    server.shutdown()

@@ -71,6 +71,8 @@ class Board:
         self.subscribed = False  # set once the broker granted the subscriptions
         self.connected = False   # the link to the broker is up (the page says when it is not)
         self.last = {}      # (table, match) -> the box's clock at its latest event that said it
+        self.online = {}    # table -> its box is connected (its retained status, or the broker's will)
+        self.heard = dict(self.db.execute("SELECT tbl, max(received) FROM events GROUP BY tbl"))  # board's clock
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
         rows = self.db.execute("SELECT tbl, match, n, body, t FROM events ORDER BY tbl, match, n")
         for tbl, mid, n, body, t in rows:
@@ -138,6 +140,10 @@ class Board:
                 self.counts["stale"] += 1  # an older one, delivered after a newer (a board restart)
                 return
             self.now[table] = body
+        elif what == "status":  # the box's own "online", or the broker's will for it: "offline"
+            if body.get("table") != table or type(body.get("online")) is not bool:
+                raise Refusal("a status of another table, or without online true or false")
+            self.online[table] = body["online"]
         elif what.startswith("record/"):
             events = body.get("events")
             if body.get("table") != table or not isinstance(events, list):
@@ -170,8 +176,10 @@ class Board:
             raise Refusal(f"out of order: match {mid} event {n} would be held behind a gap with {MAX_HELD} "
                           "others of this table (the match's record brings it again)")
         t = ev.get("t") if type(ev.get("t")) in (int, float) and math.isfinite(ev["t"]) else None
+        received = time.time()
         self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
-                        (table, mid, n, json.dumps(body), t, time.time()))
+                        (table, mid, n, json.dumps(body), t, received))
+        self.heard[table] = received
         self.counts["stored"] += 1
         self._apply(table, mid, n, body)
         self._timed(table, mid, t)
@@ -239,7 +247,8 @@ class Board:
                 tables.setdefault(table, []).append(bm.summary())
             out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
                    "connected": self.connected,
-                   "tables": [{"table": t, "now": _now(self.now.get(t)), "matches": ms}
+                   "tables": [{"table": t, "now": _now(self.now.get(t)), "online": self.online.get(t),
+                               "heard": self.heard.get(t), "matches": ms}
                               for t, ms in sorted(tables.items())]}
         return out
 
@@ -319,7 +328,7 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
         board.connected = True
         down.ended("broker", f"board: connected to the broker at {where} again")
         c.subscribe([(f"club/{board.club}/+/events", 1), (f"club/{board.club}/+/now", 1),
-                     (f"club/{board.club}/+/record/+", 1)])
+                     (f"club/{board.club}/+/record/+", 1), (f"club/{board.club}/+/status", 1)])
 
     def on_subscribe(c, userdata, mid, reasons, properties):
         board.subscribed = not any(r.is_failure for r in reasons)

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
 
 from assistant.rules.scenario import format_action
-from assistant.box.stats import FINISHED, replay_match, standings, wins_over_time
+from assistant.box.stats import FINISHED, IN_PLAY, replay_match, standings, wins_over_time
 from assistant.web import pages
 from assistant.web.server import HEADERS, Server
 
@@ -72,6 +72,19 @@ def club_json(board):
     return out
 
 
+def presence(board, table, recs):
+    """Whether the table's box is there (its status, or the broker's will when it went without a
+    goodbye) and when the board last heard from it: a box switched off mid-match is not a match
+    being played."""
+    online, heard = board.online.get(table), board.heard.get(table)
+    last = f"last heard from {pages.when(heard)}" if heard else "nothing heard yet"
+    if online is False:
+        waiting = ": its match in play waits for it" if recs and recs[-1].state == IN_PLAY else ""
+        return (f'<p class="warn">Box not connected (switched off, stopped or out of the Wi-Fi) · '
+                f'{last}{waiting}</p>')
+    return f'<p class="quiet">{"Box connected · " if online else ""}{last[:1].upper() + last[1:]}</p>'
+
+
 def club_page(board, recs):
     by_table = {}
     for r in recs:
@@ -91,7 +104,8 @@ def club_page(board, recs):
             f'<tr><td><a href="/matches/{r.id}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
             f'<td>{pages.score_cell(r)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
             f"<td>{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>" for r in reversed(rs))
-        parts.append(f"<h2>Table {escape(table)}</h2><div class=\"scroll\"><table><tr><th>Match</th><th>Game</th>"
+        parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}"
+                     f"<div class=\"scroll\"><table><tr><th>Match</th><th>Game</th>"
                      f'<th>Score</th><th class="wide">Winner</th><th>State</th><th>Started</th></tr>{rows}</table></div>')
     body = '<meta http-equiv="refresh" content="5">' + "".join(parts)
     return pages.page(f"Club {board.club}", "/", body, nav=NAV)

@@ -8,6 +8,13 @@ the thread sends every row still there (the board drops duplicates by id), the
 retained "table now", and the records of the latest matches (a broker killed
 before it delivered what it acknowledged is made whole by them).
 
+Whether the box is there: on connecting it sets the broker's *will* (retained
+``club/CLUB/TABLE/status``, ``"online": false``), which the broker sends when the box
+goes without a goodbye (killed, switched off, out of Wi-Fi: after the 10 s keepalive
+and half as much again), then says ``"online": true`` itself; a box stopped in order
+says ``false`` before it leaves. The board shows a table whose box is gone as such,
+not as a match being played.
+
 paho's network loop is run here (``loop()``), so its callbacks run on this thread
 only; a fresh client is made for each connection, so paho never queues a message
 behind our back.
@@ -17,7 +24,7 @@ import threading
 import time
 from urllib.parse import unquote, urlsplit
 
-from assistant.club.public import topic
+from assistant.club.public import VERSION, dumps, topic
 from assistant.repeated import Repeated
 
 log = logging.getLogger("assistant.club")
@@ -130,6 +137,7 @@ class Publisher(threading.Thread):
             state["down"] = True
 
         client.on_connect, client.on_publish, client.on_disconnect = on_connect, on_publish, on_disconnect
+        client.will_set(self._status_topic(), self._status(False), qos=1, retain=True)
         self._client = client
         try:
             client.connect(self.host, self.port, keepalive=10)
@@ -169,11 +177,14 @@ class Publisher(threading.Thread):
                     self.journal.outbox_done(acked)
                     self.acked += len(acked)
                     acked.clear()
+            if self.stopping.is_set() and not state["down"]:
+                self._goodbye(client, inflight, state)
             return True
         finally:
             self._client = None
             try:
-                client.disconnect()
+                if not self.offline.is_set():  # a Wi-Fi that is gone (the simulation's) says no goodbye
+                    client.disconnect()
             except Exception:
                 pass
             try:
@@ -183,9 +194,27 @@ class Publisher(threading.Thread):
 
     _now_sent = None
 
+    def _status_topic(self):
+        return topic(self.outbox.club, self.outbox.table, "status")
+
+    def _status(self, online):
+        return dumps({"v": VERSION, "table": self.outbox.table, "online": online})
+
+    def _goodbye(self, client, inflight, state, wait=1.0):
+        """A box stopped in order says it is leaving (a clean disconnect drops the will), and waits
+        up to ``wait`` seconds for the broker to take it."""
+        info = client.publish(self._status_topic(), self._status(False), qos=1, retain=True)
+        inflight[info.mid] = None
+        deadline = time.monotonic() + wait
+        while info.mid in inflight and not state["down"] and time.monotonic() < deadline:
+            client.loop(0.02)
+
     def _resend(self, client, inflight):
-        """After a (re)connect: the latest matches' records, retained, and the table now."""
+        """After a (re)connect: the box is there (retained, in the will's place), the latest
+        matches' records, retained, and the table now."""
         self._now_sent = None
+        info = client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
+        inflight[info.mid] = None
         for mid in self.outbox.recent_matches():
             payload = self.outbox.record(mid)
             if payload is not None:
