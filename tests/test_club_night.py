@@ -294,3 +294,35 @@ def test_a_table_whose_box_is_gone_is_shown_so_not_as_a_match_being_played(broke
         pub.stop()
     assert wait_for(lambda: live_board.online.get("t1") is False, 10)  # it said goodbye
     server.shutdown()
+
+
+def test_a_table_whose_messages_are_refused_says_so_on_the_page_not_only_in_the_log(tmp_path):
+    """Fault (a club night: a box's state folder started anew under a table name the board already
+    held, as after a new SD card): every event it sent was refused as differing from the one
+    stored, and the page only went on saying when it last heard from that table; the reason was
+    in the board's log alone. Now the table's part of the page says how many of its messages were
+    refused and where to look; a table with none refused says nothing of the kind."""
+    import urllib.request
+    from assistant.club.page import serve
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    for folder, seed in (("first", 11), ("again", 12)):  # the same table t1, two journals
+        j, t, bot = bot_table(tmp_path / folder, "towers", seed)
+        play(t, bot, "towers", ("Ann", "Bob"))
+        for _, topic, payload in j.outbox_rows(0, 100_000):
+            board.receive(topic, payload.encode())
+        j.close()
+    j, t, bot = bot_table(tmp_path / "other", "towers", 13, name="t2")
+    play(t, bot, "towers", ("Cat", "Dan"))
+    for _, topic, payload in j.outbox_rows(0, 100_000):
+        board.receive(topic, payload.encode())
+    server = serve(board, "127.0.0.1", 0)
+    try:
+        home = urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/", timeout=5).read().decode()
+    finally:
+        server.shutdown()
+    t1, t2 = home.split("<h2>Table t1</h2>")[1].split("<h2>Table t2</h2>")
+    n = board.counts["refused"]  # all of them t1's
+    assert n > 0 and f"{n} messages from this table refused: the board's log says why" in t1, t1
+    assert "refused" not in t2
+    assert [t["refused"] for t in board.snapshot()["tables"]] == [n, 0]
+    board.close()

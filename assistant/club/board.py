@@ -72,6 +72,7 @@ class Board:
         self.connected = False   # the link to the broker is up (the page says when it is not)
         self.last = {}      # (table, match) -> the box's clock at its latest event that said it
         self.online = {}    # table -> its box is connected (its retained status, or the broker's will)
+        self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
         self.heard = dict(self.db.execute("SELECT tbl, max(received) FROM events GROUP BY tbl"))  # board's clock
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
         rows = self.db.execute("SELECT tbl, match, n, body, t FROM events ORDER BY tbl, match, n")
@@ -102,6 +103,8 @@ class Board:
         not happened for ``QUIET`` seconds, with its count (20,000 garbage messages: two lines)."""
         self.counts["refused"] += 1
         parts = topic.split("/")
+        if len(parts) > 2 and parts[:2] == ["club", self.club]:
+            self.refused_at[parts[2]] = self.refused_at.get(parts[2], 0) + 1
         kind = (_safe(parts[2]) if len(parts) > 2 else "", re.sub(r"[0-9]+", "N", why))
         self.refusals.happened(kind, f"board: refused a message on {_safe(topic)}: {why}")
 
@@ -248,7 +251,7 @@ class Board:
             out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
                    "connected": self.connected,
                    "tables": [{"table": t, "now": _now(self.now.get(t)), "online": self.online.get(t),
-                               "heard": self.heard.get(t), "matches": ms}
+                               "heard": self.heard.get(t), "refused": self.refused_at.get(t, 0), "matches": ms}
                               for t, ms in sorted(tables.items())]}
         return out
 
