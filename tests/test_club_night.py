@@ -326,3 +326,38 @@ def test_a_table_whose_messages_are_refused_says_so_on_the_page_not_only_in_the_
     assert "refused" not in t2
     assert [t["refused"] for t in board.snapshot()["tables"]] == [n, 0]
     board.close()
+
+
+def test_a_player_seated_at_two_tables_at_once_is_pointed_out_not_silently_added_up(tmp_path):
+    """Fault (a club night: two people called Eve, one at t2 and one at t4, playing at the same
+    time): the board's standings added them up as one player with twice the matches, and nothing
+    said so. Now the Players page names a player seated at two tables at the same time (by the
+    board's own clock: when it received each match's first and latest event), with the tables and
+    matches; the same name at two tables one after the other is a player who moved, said nothing of."""
+    import urllib.request
+    from assistant.club.page import serve
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    rows = {}
+    for name, seats, seed in (("t1", ("Eve", "Bob"), 2), ("t2", ("Eve", "Dan"), 3), ("t3", ("Bob", "Cat"), 4)):
+        j, t, bot = bot_table(tmp_path, "towers", seed, name=name)
+        play(t, bot, "towers", seats)
+        rows[name] = [(topic, payload) for _, topic, payload in j.outbox_rows(0, 100_000)]
+    for a, b in zip(rows["t1"], rows["t2"]):  # t1 and t2 at the same time
+        board.receive(*a[:1], a[1].encode())
+        board.receive(*b[:1], b[1].encode())
+    for topic, payload in rows["t1"][len(rows["t2"]):] + rows["t2"][len(rows["t1"]):]:
+        board.receive(topic, payload.encode())
+    for topic, payload in rows["t3"]:  # then Bob moved to t3
+        board.receive(topic, payload.encode())
+    server = serve(board, "127.0.0.1", 0)
+    try:
+        players = urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/players",
+                                         timeout=5).read().decode()
+    finally:
+        server.shutdown()
+    assert "Seated at two tables at the same time" in players
+    assert "<li>Eve: table t1 match 1 and table t2 match 1, both in play at " in players, players
+    assert "Bob:" not in players  # t1, then t3: he moved
+    from assistant.club.page import records, two_tables_at_once
+    assert [c[:3] for c in two_tables_at_once(board, records(board))] == [("Eve", ("t1", 1), ("t2", 1))]
+    board.close()

@@ -255,6 +255,13 @@ class Board:
                               for t, ms in sorted(tables.items())]}
         return out
 
+    def spans(self):
+        """``{(table, match): (first, last)}``: when the board received each match's first and latest
+        event, by its own clock (one clock for every table: the boxes' may disagree)."""
+        with self.lock:
+            return {(t, m): (a, b) for t, m, a, b in self.db.execute(
+                "SELECT tbl, match, min(received), max(received) FROM events GROUP BY tbl, match")}
+
     def close(self):
         self.db.close()
 

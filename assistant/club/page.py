@@ -60,6 +60,37 @@ def club_standings(recs):
     return out
 
 
+def two_tables_at_once(board, recs):
+    """Players (by name: guests left out) seated at two tables at the same time, by the board's own
+    clock (when it received each match's first and latest event): two people with one name, or one
+    tag at two tables, whom the standings add up as one. ``[(name, (table, match), (table, match),
+    start, end)]``."""
+    spans = board.spans()
+    seated = {}
+    for r in recs:
+        span = spans.get((r.table, r.table_match))
+        if span:
+            for name in set(r.seats):
+                if not GUEST.fullmatch(name):
+                    seated.setdefault(name, []).append((span, r.table, r.table_match))
+    out = []
+    for name, places in sorted(seated.items()):
+        for i, ((a0, a1), ta, ma) in enumerate(places):
+            for (b0, b1), tb, mb in places[i + 1:]:
+                if ta != tb and a0 < b1 and b0 < a1:
+                    out.append((name, min((ta, ma), (tb, mb)), max((ta, ma), (tb, mb)), max(a0, b0), min(a1, b1)))
+    return out
+
+
+def clash_note(board, recs):
+    lines = "".join(f"<li>{escape(name)}: table {escape(a[0])} match {a[1]} and table {escape(b[0])} match "
+                    f"{b[1]}, both in play at {pages.when(start)}</li>"
+                    for name, a, b, start, _ in two_tables_at_once(board, recs))
+    return (f'<div class="warn"><p>Seated at two tables at the same time: two people with one name, or one '
+            f'player tag at two tables? Their figures are added up here as one player\'s.</p><ul>{lines}</ul></div>'
+            if lines else "")
+
+
 def club_wins(recs):
     return {game: {side: s for side, s in sides.items() if _named(side)}
             for game, sides in wins_over_time(recs).items()}
@@ -135,7 +166,8 @@ def serve(board, host, port):
                     return self._html(club_page(board, records(board)))
                 if path == "/players":
                     recs = records(board)
-                    return self._html(pages.players_page(club_standings(recs), club_wins(recs), NAV, GUESTS_NOTE))
+                    note = GUESTS_NOTE + clash_note(board, recs)
+                    return self._html(pages.players_page(club_standings(recs), club_wins(recs), NAV, note))
                 m = re.fullmatch(r"/matches/([0-9]{1,9})", path)
                 if m:
                     recs = records(board)
