@@ -344,3 +344,18 @@ def test_a_chart_of_one_match_says_1_match_not_1_matches(tmp_path):
     assert ">1 match<" in line_chart([("Ann", [0, 1])], "wins", "matches")
     assert ">2 matches<" in line_chart([("Ann", [0, 1, 1])], "wins", "matches")
     assert ">1 hand<" in line_chart([("Ann", [0, 1])], "score", "hands")
+
+
+def test_the_readmes_two_terminal_bots_sit_the_players_dev_py_web_enrolled():
+    """Fault: README's two-terminal way to watch bots (`dev.py run sim --bots ... --state-dir
+    .play`) named no player, so its matches were played by guests P1 to P4, who then stood in the
+    Players page's standings beside the Ann, Bob, Cleo and Dev that `dev.py web` had seated. Now the
+    README's command seats the same players as dev.py web."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"python3 dev\.py run sim --bots --game twenty-nine[^\n]*--state-dir \.play(?:[^\n]*\\\n)*[^\n]*",
+                        readme).group(0)
+    names = re.findall(r'"--player", "(\w+)"', (root / "dev.py").read_text(encoding="utf-8"))
+    assert names and re.findall(r"--player (\w+)", command) == names, command
