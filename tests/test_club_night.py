@@ -271,9 +271,9 @@ def test_a_table_whose_box_is_gone_is_shown_so_not_as_a_match_being_played(broke
         box.send_signal(signal.SIGKILL)  # mid-match, no goodbye: the broker sends the will
         box.wait(10)
         assert wait_for(lambda: live_board.online.get("t1") is False, 30)
-        (table,) = live_board.snapshot()["tables"]
-        assert table["online"] is False and table["heard"] <= time.time()
-        assert table["matches"][-1]["phase"] != "over"
+        snap = live_board.snapshot()
+        assert snap["boxes"]["t1"]["online"] is False and snap["boxes"]["t1"]["heard"] <= time.time()
+        assert snap["tables"][0]["matches"][-1]["phase"] != "over"
         assert "Box not connected" in page() and "its match in play waits for it" in page()
     finally:
         if box.poll() is None:
@@ -324,7 +324,7 @@ def test_a_table_whose_messages_are_refused_says_so_on_the_page_not_only_in_the_
     n = board.counts["refused"]  # all of them t1's
     assert n > 0 and f"{n} messages from this table refused: the board's log says why" in t1, t1
     assert "refused" not in t2
-    assert [t["refused"] for t in board.snapshot()["tables"]] == [n, 0]
+    assert [b["refused"] for b in board.snapshot()["boxes"].values()] == [n, 0]
     board.close()
 
 

@@ -250,9 +250,12 @@ class Board:
                 tables.setdefault(table, []).append(bm.summary())
             out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
                    "connected": self.connected,
-                   "tables": [{"table": t, "now": _now(self.now.get(t)), "online": self.online.get(t),
-                               "heard": self.heard.get(t), "refused": self.refused_at.get(t, 0), "matches": ms}
-                              for t, ms in sorted(tables.items())]}
+                   "tables": [{"table": t, "now": _now(self.now.get(t)), "matches": ms}
+                              for t, ms in sorted(tables.items())],
+                   # the boxes as this board has seen them since it started (what it rebuilds from its
+                   # file is in "tables"): connected or not, when last heard from, messages refused
+                   "boxes": {t: {"online": self.online.get(t), "heard": self.heard.get(t),
+                                 "refused": self.refused_at.get(t, 0)} for t in sorted(tables)}}
         return out
 
     def spans(self):
