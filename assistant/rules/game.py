@@ -93,7 +93,7 @@ class Phase(StrEnum):
 # name a hidden card; callers decide on the code, never on the words.
 CODES = {
     "not-an-action": "the action is not one of this game's (or not a well-formed one)",
-    "match-over": "the match is over: only a claim or an accusation is still heard",
+    "match-over": "the match is over: only a claim, an accusation or an undo is still heard (S2)",
     "not-now": "the action is not possible in this phase",
     "not-your-turn": "another seat is to act",
     "bad-seat": "no such seat, or the action needs one",

@@ -107,11 +107,12 @@ class RenegeBook:
 
     def false_accusation(self):
         """At the end of a played-out hand: the first pending accusation that gives the accused
-        side the penalty (made before the final trick, no renege proven), or None."""
-        for a in self.accusations:
-            if a.before_final and not self.proven_against(a.accused):
-                return a
-        return None
+        side the penalty (made before the final trick, no renege proven), or None. When both
+        sides accused falsely, the two offences offset and neither is penalised (D8)."""
+        false = [a for a in self.accusations if a.before_final and not self.proven_against(a.accused)]
+        if len({a.accuser_side for a in false}) != 1:
+            return None
+        return false[0]
 
     def copy(self):
         new = RenegeBook(self.side_of)

@@ -56,7 +56,10 @@ class Tricks:
                               f"{card_name(c)} cannot be played now")
             t = self.trump_suit
             if suit != t:
-                if known & SUIT_MASK[t]:
+                trumps = known & SUIT_MASK[t]
+                if t == led:  # D7: N11 refuses the caller's trumps here, all but the trump card (D6)
+                    trumps &= BIT[self._trump_card]
+                if trumps:
                     raise Refused("must-trump", f"{who} called for trump and must play a trump ({suit_words(t)})")
                 if t != led:
                     fail_trump = t
