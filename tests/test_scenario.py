@@ -104,7 +104,7 @@ def test_a_byte_order_mark_and_emoji_suits_are_read(tmp_path):
 def test_the_towers_discard_is_never_named_when_refused():
     """Hidden information: playing the face-down discard is refused without naming it."""
     line, message = refused("game towers\nflip JS\nupcard 9H\npass\naccept\ndiscard AS\nplay AS")
-    assert line == 7 and message == "that card is out of play this hand"
+    assert line == 7 and message == "P2 does not hold that card"  # as for any card not held
 
 
 @pytest.mark.parametrize("odd", ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "\x1e"])

@@ -432,11 +432,11 @@ def test_29_stray_ok_calls_no_seventh_card(nine):
 
 def test_29_face_down_trump_tapped_as_a_play_gives_no_hint(nine):
     """Issue 9 item 7: the face-down trump card tapped as a play is refused in the words used for
-    any card out of play, naming neither the card nor trump."""
+    any card the player does not hold, naming neither the card nor trump."""
     nine_to_trump(nine)
     nine.tap(2, "QS")
     v = nine.tap(2, "QS")
-    assert v.alert.text == "P2 cannot play that card: it is not in play now"
+    assert v.alert.text == "P2 does not hold that card"
     assert "trump" not in v.alert.text and "Q" not in v.alert.text and nine.lines()[-1] == "trump QS"
 
 

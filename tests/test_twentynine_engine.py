@@ -57,8 +57,8 @@ def test_n4_hidden_trump_never_named():
     m = replay(AUC1, "JH 7C")
     s = json.dumps(m.state())
     assert m.state()["trump"] == "hidden" and "7D" not in s
-    msg = refused(m, "play 7D")  # P4 plays the face-down card
-    assert msg == "that card is out of play this round"
+    msg = refused(m, "play 7D")  # P4 plays the face-down card: the words for any card not held
+    assert msg == "P4 does not hold that card"
     msg = refused(m, "hand P4 7D JC 9C AC 10C KS QS 8S")
     assert "7D" not in msg and "out of play" in msg
     m2 = replay("flip JS\nbid 16\nbid 17\npass\npass\nbid 18\npass\nhand P2 JH 9H AH 10H KD QD 8D 7D")
@@ -89,7 +89,7 @@ def test_n7_last_card_of_an_unknown_bidder_is_the_trump_card():
     """N7: with trump revealed at the eighth trick, the bidder's one card left is the trump card."""
     m = replay("flip JS", " ".join(DEAL2.split()[:-2]))
     assert m.state()["trump"] == "H" and m.engine.to_act == 0
-    assert refused(m, "play 7D") == "P1 does not hold 7D"
+    assert refused(m, "play 7D") == "P1 does not hold that card"
     m.apply(Action("play", cards=(parse_card("7H"),)))
 
 

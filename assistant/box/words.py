@@ -1,6 +1,7 @@
 """Words and screen fields both games' table modules share: the flip, a renege alert, an open
 claim, the selected choice, the refusal of a card out of play."""
 from assistant.rules.cards import SUIT_SYMBOLS
+from assistant.rules.game import not_held_words
 
 
 def flip_fields(e, seats):
@@ -39,6 +40,6 @@ def open_claims(match):
 
 
 def hidden_play_refusal(who):
-    """The refusal for a card that is out of play: the same words whatever the card, so they never
-    hint that it is the face-down trump card."""
-    return f"{who} cannot play that card: it is not in play now"
+    """The refusal for a card that is out of play: the rules' words for any card not in ``who``'s
+    hand, so they never hint that it is the face-down trump card."""
+    return not_held_words(who)

@@ -147,6 +147,18 @@ class Refused(Exception):
         self.words = words
 
 
+def not_held_words(who):
+    """The refusal's words for a card ``who`` may not play because it is not theirs: not in their
+    known hand, known to be in another, or face down out of play (the towers discard, the hidden
+    Twenty-Nine trump card). One wording for all, naming no card, so that a refusal never tells
+    which card lies hidden where.
+
+    >>> not_held_words("Ann")
+    'Ann does not hold that card'
+    """
+    return f"{who} does not hold that card"
+
+
 class Waiting(str):
     """What the table must do next: plain words (it is the string) and the same as data.
 

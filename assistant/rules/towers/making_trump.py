@@ -2,7 +2,7 @@
 dealer's pick-up and face-down discard, round two (name a suit but the turned-down one),
 and for 2 before the first lead."""
 from assistant.rules.cards import TOWERS_PACK, card_name
-from assistant.rules.game import Refused
+from assistant.rules.game import Refused, not_held_words
 from assistant.rules.towers.pack import PLAY, ROUND_ONE, ROUND_TWO, UP_CARD, suit_words
 
 
@@ -82,9 +82,9 @@ class MakingTrump:
             raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
         hand = self.known[self.dealer]
         if hand is not None and c not in hand:
-            raise Refused("not-held", f"{self.name(self.dealer)} does not hold {card_name(c)}")
+            raise Refused("not-held", not_held_words(self.name(self.dealer)))
         if hand is None and self.known[1 - self.dealer] is not None and c in self.known[1 - self.dealer]:
-            raise Refused("card-elsewhere", f"{card_name(c)} is not in {self.name(self.dealer)}'s hand")
+            raise Refused("card-elsewhere", not_held_words(self.name(self.dealer)))
 
     def _do_for2(self, a):
         self._expect(PLAY, what="declaring for 2")

@@ -4,7 +4,7 @@ A play is checked (``_check_play``, which ``legal_actions`` asks too), recorded
 (``_record_play``: what it shows or fails to show, for the renege book), then the trick is
 ended (``_finish_trick``)."""
 from assistant.rules.cards import TOWERS_PACK, card_name
-from assistant.rules.game import Refused
+from assistant.rules.game import Refused, not_held_words
 from assistant.rules.towers.pack import EFFECTIVE, MAYBE, PLAY, POWER, SURE, suit_words
 
 
@@ -55,16 +55,17 @@ class Tricks:
                 raise Refused("card-elsewhere", f"{card_name(c)} was the up-card, turned down: it is out of play")
             if seat != self.dealer:
                 raise Refused("card-elsewhere", f"{card_name(c)} was picked up by {self.name(self.dealer)}")
-        if c == self.discard:  # the discard is face down: the refusal does not name it
-            raise Refused("card-elsewhere", "that card is out of play this hand")
+        # the discard is face down and a known hand is hidden: one wording, naming no card
+        if c == self.discard:
+            raise Refused("card-elsewhere", not_held_words(self.seats[seat]))
         hand = self.known[seat]
         if hand is not None:
             if c not in hand:
-                raise Refused("not-held", f"{self.seats[seat]} was not dealt {card_name(c)}")
+                raise Refused("not-held", not_held_words(self.seats[seat]))
         else:
             other = self.known[1 - seat]
             if other is not None and c in other:
-                raise Refused("card-elsewhere", f"{card_name(c)} was dealt to the other player")
+                raise Refused("card-elsewhere", not_held_words(self.seats[seat]))
         if not self.trick:
             return None
         effective = EFFECTIVE[self.trump]

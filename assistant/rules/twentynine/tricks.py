@@ -4,7 +4,7 @@ A play is checked (``_check_play``, which ``legal_actions`` asks too), recorded
 (``_record_play``: what it shows or fails to show, for the renege book), then the trick is
 ended (``_end_trick``)."""
 from assistant.rules.cards import card_name
-from assistant.rules.game import Refused
+from assistant.rules.game import Refused, not_held_words
 from assistant.rules.twentynine.pack import BIT, CARD_POINTS, CARD_POWER, PLAY, SIDE_OF, SUIT_MASK, suit_words
 
 
@@ -33,15 +33,16 @@ class Tricks:
         bit = BIT[c]
         if self.played & bit:
             raise Refused("card-seen", f"{card_name(c)} was already played this round")
-        if c == self._trump_card and not self.revealed:
-            raise Refused("card-elsewhere", "that card is out of play this round")
         known = self.known[s]
         who = self.name(s)
+        # the face-down trump card and the known hands are hidden: one wording, naming no card
+        if c == self._trump_card and not self.revealed:
+            raise Refused("card-elsewhere", not_held_words(who))
         if not known & bit:
             if self._elsewhere(s, bit):
-                raise Refused("card-elsewhere", f"{card_name(c)} cannot be {who}'s: it is known to be in another hand")
+                raise Refused("card-elsewhere", not_held_words(who))
             if known.bit_count() >= self.left[s]:
-                raise Refused("not-held", f"{who} does not hold {card_name(c)}")
+                raise Refused("not-held", not_held_words(who))
         suit = c >> 3
         trick = self.trick
         led = trick[0][1] >> 3 if trick else None
