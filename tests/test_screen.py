@@ -87,11 +87,11 @@ CASES = {
     "29-undone": View(**N, phase="play", prompt="Undone: P4's K♥", score=(0, 0), dealer=0, turn=3,
                       trump=1, bidder=1, bid=20, points=(0, 0), trick_no=1,
                       trick=((1, C("JS")), (2, C("7S")))),
-    "29-hand-over": View(**N, phase="hand-over", prompt="P2 bid 21\nP2+P4 missed 21\nP1+P3 +2\n"
+    "29-hand-over": View(**N, phase="hand-over", prompt="P2 bid 21\nMissed: 19 points\nP1+P3 +2\n"
                          "Next: P4 deals 4 each", score=(3, 4), dealer=3, trump=2, bidder=1, bid=21,
                          target=21, points=(10, 19)),
     "29-match-over": View(**N, phase="match-over", prompt="P2+P4 win the match!\nP2 bid 20, finished\n"
-                          "P2+P4 made 16 (pair)\nP2+P4 +8\nP1+P3 can claim P2's\nrenege: hold OK",
+                          "Made: 19 of 16 (pair)\nP2+P4 +8\nP1+P3 can claim P2's\nrenege: hold OK",
                           score=(0, 8), winner=(1, 3)),
     # seat names given by a scenario (shortened by one rule, never cut)
     "towers-names": View(game="towers", seats=("Alexandra", "Bob"), phase="play",

@@ -200,10 +200,10 @@ def outcome_lines(e, names, replaced):
     award = ", ".join(f"{side_name(names, s)} {g:+d}" for s, g in enumerate(gained) if g) or "no points"
     bs = SIDE_OF[e.bidder]
     bid = f"{names[e.bidder]} bid {e.bid}"
-    if isinstance(out, HandResult):
-        paired = " (pair)" if e.target != e.bid else ""
+    if isinstance(out, HandResult):  # the card points the bidding side took, against its bid
         first = bid + (", finished" if out.how == "finished" else "")
-        return [first, f"{side_name(names, bs)} {out.what} {e.target}{paired}", award]
+        took = f"{out.taken} of {e.target} (pair)" if e.target != e.bid else f"{out.taken} points"
+        return [first, f"{out.what.capitalize()}: {took}", award]
     if out.why == "claim":
         first = f"Claim: {_offender(e, names)}'s renege"
     elif out.why == "accusation proven":

@@ -31,7 +31,8 @@ class Flip:
         self.dealer = None
         self.last = {}  # seat -> the last card turned to that seat (public: for the screen)
 
-    def check(self, seat, cards, pack):
+    def check(self, seat, cards, pack, seats):
+        """Refuse a flip line that does not go on the flip (``seats``: the seats' names)."""
         if not cards:
             raise Refused("not-an-action", "'flip' takes the cards turned, like 'flip P1 9H KS JC'")
         if self.dealer is not None:
@@ -39,7 +40,7 @@ class Flip:
         if seat is not None and self.start is not None:
             expected = (self.start + self.count) % self.players
             if seat != expected:
-                raise Refused("flip-order", f"the flip goes on with P{expected + 1}, not P{seat + 1}")
+                raise Refused("flip-order", f"the flip goes on with {seats[expected]}, not {seats[seat]}")
         seen, turned = self.seen, set()
         for i, c in enumerate(cards):
             if type(c) is not int or c not in pack:
@@ -228,7 +229,7 @@ class Rules(Game):
             self._flip_now()
         seat = a.seat if a.seat is None else self._seat(a)
         cards = a.cards
-        self.flip.check(seat, cards, self.pack)
+        self.flip.check(seat, cards, self.pack, self.seats)
         self.flip.turn(seat, cards)
         if self.flip.dealer is not None:
             self.dealer = self.flip.dealer
