@@ -47,3 +47,51 @@ def test_replay_a_flip_out_of_turn_names_the_seats_by_their_names():
     with pytest.raises(ScenarioError) as e:
         replay_lines(["game towers", "seats Ann Bob", "flip Ann 9H", "flip Ann KS"])
     assert (e.value.line, e.value.message) == (4, "the flip goes on with Bob, not Ann")
+
+
+# towers from the new-match menu: P1 deals (the flip's first card is a black jack), 9H turned up,
+# P2 accepts: the screen asks P1 for the discard, face down on P1's pad
+TOWERS_TO_DISCARD = ["", "JS", "9H", ""]
+
+
+def test_sim_a_card_typed_alone_while_the_screen_asks_for_the_discard_is_the_discard(tmp_path):
+    """Fault: with "P1: discard face down / on P1's pad; P2 leads" on the screen, typing 9C put it
+    on P2's pad, where it was P2's lead and the discard was never recorded."""
+    out = sim(tmp_path, TOWERS_TO_DISCARD + ["9C", "AS"])
+    assert "tapped 9C on pad 1" in out and "tapped AS on pad 2" in out
+    assert "play: P1 to play" in screens(out)[-1]  # 9C was the discard, AS P2's lead
+    assert "Undone: P2's" not in out
+
+
+def test_sim_several_cards_on_one_line_are_tapped_in_turn_until_one_is_refused(tmp_path):
+    """Fault: pasting "AS KS QS" said "'AS KS Q' is not a rank". Now each card is tapped in turn
+    (on the pad named, or on that of the player to act), and a refused one stops the rest."""
+    out = sim(tmp_path, TOWERS_TO_DISCARD + ["1 9C", "AS KS QS QS 10S 9S"])
+    assert "tapped AS on pad 2\n  tapped KS on pad 1\n  tapped QS on pad 2\n  tapped QS on pad 1\n" in out
+    assert "refused: 10S 9S not tapped" in out
+    assert "refused: QS was already played this hand" in screens(out)[-1]
+    assert "is not a rank" not in out
+
+
+@pytest.mark.parametrize("typed,said", [
+    ("pass", "'pass' is not a card or a key: choose with a/d (left/right) and Enter (OK)"),
+    ("10", "'10' is not a card: write a rank then a suit, like JS, 10H or T♦"),
+    ("♠J", "'♠J' is not a card: write the rank first, like J♠"),
+    ("AS K", "'AS K' is not a card: 'K' is not one (type JS, a pad and a card: 2 JS, or cards"),
+])
+def test_sim_a_word_that_is_no_card_says_what_a_card_is_not_a_wrong_part_of_it(tmp_path, typed, said):
+    """Fault: "pass" said "'pas' is not a rank", "10" said "'0' is not a suit", "♠J" said "'J' is
+    not a suit": the words pointed at a part of what was typed that was not the mistake."""
+    out = sim(tmp_path, [typed])
+    assert said in out, out[-600:]
+
+
+def test_sim_its_lines_break_between_words_in_a_narrow_terminal(tmp_path):
+    """Fault: in a 60-column terminal the simulator's own lines (the keys, "the terminal is 60
+    columns wide...", long screen words) were broken by the terminal in the middle of words."""
+    from test_sim_newcomer import in_terminal
+    out = in_terminal(["sim", "--state-dir", tmp_path], "m\nq\n", columns=60)
+    lines = [ln for ln in out.split("\n") if ln.strip()]
+    assert all(len(ln) <= 60 for ln in lines), max(lines, key=len)
+    assert "  Enter OK, b Back, m menu (hold OK), u undo (hold Back), q\n    quit, help these keys." in out
+    assert "widen it to see the screen, its words\n    follow)" in out

@@ -72,8 +72,10 @@ def parse_suit(text):
 
 def parse_card(text):
     t = _clean(text)
-    if len(t) < 2:
+    if len(t) < 2 or len(t) > 3 or t.upper() in _RANK_ALIASES:  # no card is longer than "10H"
         raise CardError(f"{text!r} is not a card: write a rank then a suit, like JS, 10H or T♦")
+    if t[0].upper() in _SUIT_ALIASES and t[1:].upper() in _RANK_ALIASES:
+        raise CardError(f"{text!r} is not a card: write the rank first, like {t[1:].upper()}{t[0].upper()}")
     rank_text, suit_text = t[:-1], t[-1]
     try:
         suit = _SUIT_ALIASES[suit_text.upper()]

@@ -2,14 +2,16 @@
 and button presses.
 
 The screen is drawn in half blocks (130 columns), in quarter blocks when the terminal is
-narrower, and only as words below 66 columns. A card (``JS``, or ``2 JS`` for pad 2) taps it
-on the pad of the seat to act (or the one named); ``a``/``d`` or the arrow keys press Left and
-Right, Enter OK, ``b`` Back, ``m`` holds OK (the menu), ``u`` holds Back (undo); a player's name
-taps that player's tag; ``q`` quits.
+narrower, and only as words below 66 columns; the simulator's own lines are broken between
+words to fit. A card (``JS``, or ``2 JS`` for pad 2) taps it on the pad of the seat the screen
+asks (or the one named), several (``AS KS QS``) one after another; ``a``/``d`` or the arrow keys
+press Left and Right, Enter OK, ``b`` Back, ``m`` holds OK (the menu), ``u`` holds Back (undo); a
+player's name taps that player's tag; ``q`` quits.
 """
 import os
 import re
 import sys
+import textwrap
 
 from assistant.rules.cards import CardError, card_name, parse_card
 from assistant.sim.bots import pad_for
@@ -62,9 +64,18 @@ def frame_text(frame, columns):
     return None
 
 
+def say(text):
+    """Print ``text``, each line broken between words to fit the terminal (indented as it is)."""
+    columns = terminal_columns()
+    for line in text.split("\n"):
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        print(line if columns is None else textwrap.fill(
+            line, max(columns - 1, 20), subsequent_indent=indent + "  ", break_on_hyphens=False))
+
+
 def interactive(sim):
-    print("card-assistant sim: " + KEYS_HELP.strip()
-          + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
+    say("card-assistant sim: " + KEYS_HELP.strip()
+        + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
     too_narrow = None  # the width last said to be too narrow for the screen, said once
     while True:
         columns = terminal_columns()
@@ -74,9 +85,9 @@ def interactive(sim):
             too_narrow = None
         elif columns != too_narrow:
             too_narrow = columns
-            print(f"  (the terminal is {columns} columns wide; the screen needs {COMPACT_WIDTH}, "
-                  f"or {FULL_WIDTH} at full size: widen it to see the screen, its words follow)")
-        print("  screen: " + screen_words(sim.box.view))
+            say(f"  (the terminal is {columns} columns wide; the screen needs {COMPACT_WIDTH}, "
+                f"or {FULL_WIDTH} at full size: widen it to see the screen, its words follow)")
+        say("  screen: " + screen_words(sim.box.view))
         try:
             line = input("> ").strip()
         except EOFError:  # Ctrl-D: end the prompt's line, as Ctrl-C does, so the shell's starts clean
@@ -86,7 +97,7 @@ def interactive(sim):
         if word in ("q", "quit", "exit"):
             return 0
         if word in ("help", "?", "h"):
-            print(KEYS_HELP)
+            say(KEYS_HELP)
             continue
         if word in KEYS:
             gesture, button = KEYS[word]
@@ -96,34 +107,61 @@ def interactive(sim):
             for button in filter(None, buttons):
                 sim.press(button)
             if None in buttons:
-                print("  the up and down arrows are no button of the box: left and right move, Enter is OK")
+                say("  the up and down arrows are no button of the box: left and right move, Enter is OK")
         elif player_tag(line, sim.players):
             parts = line.split()
             pad = int(parts[0]) - 1 if len(parts) == 2 else 0
             if not 0 <= pad < len(sim.table.pads):
-                print(f"  there is no pad {pad + 1} (pads 1 to {len(sim.table.pads)})")
+                say(f"  there is no pad {pad + 1} (pads 1 to {len(sim.table.pads)})")
                 continue
             name = next(n for n in sim.players.values() if n.lower() == parts[-1].lower())
             sim.tap_player(pad, name)
-            print(f"  tapped {name}'s player tag on pad {pad + 1}")
+            say(f"  tapped {name}'s player tag on pad {pad + 1}")
         else:
-            parts = line.split()
-            try:
-                if len(parts) == 2 and parts[0].isdigit():
-                    pad, card = int(parts[0]) - 1, parse_card(parts[1])
-                else:
-                    card = parse_card(line)
-                    e = sim.table.match.engine if sim.table.match else None
-                    pad = pad_for(sim.table, getattr(e, "to_act", None))
-            except (CardError, ValueError) as err:
-                print(f"  {str(err)[:160]}")  # a pasted screenful is not echoed back whole
-                continue
-            if not 0 <= pad < len(sim.table.pads):
-                print(f"  there is no pad {pad + 1} (pads: {', '.join(sim.table.pads)}; a seat without "
-                      f"its own pad taps on the centre)")
-                continue
-            sim.tap(pad, card)
-            print(f"  tapped {card_name(card)} on pad {pad + 1}")
+            tap_cards(sim, line)
+
+
+def tap_cards(sim, line):
+    """``JS``, ``2 JS``, or several cards pasted at once (``2 AS KS QS``): each tapped in turn,
+    on the pad named or else on that of the seat the screen asks, until the box refuses one."""
+    words = line.split()
+    pad = int(words.pop(0)) - 1 if len(words) > 1 and words[0].isdigit() else None
+    cards = []
+    for word in words:
+        try:
+            cards.append(parse_card(word))
+        except CardError as err:  # a pasted screenful is not echoed back whole
+            if len(words) > 1:
+                say(f"  {line[:40]!r} is not a card: {word[:20]!r} is not one (type JS, a pad and a "
+                    f"card: 2 JS, or cards one after another: AS KS QS)")
+            elif word.isalpha() and len(word) > 3:  # a word: "pass", "accept"
+                say(f"  {word[:40]!r} is not a card or a key: choose with a/d (left/right) and Enter "
+                    "(OK); help lists the keys")
+            else:
+                say(f"  {str(err)[:160]}")
+            return
+    for i, card in enumerate(cards):
+        at = default_pad(sim) if pad is None else pad
+        if not 0 <= at < len(sim.table.pads):
+            say(f"  there is no pad {at + 1} (pads: {', '.join(sim.table.pads)}; a seat without "
+                f"its own pad taps on the centre)")
+            return
+        alert = getattr(sim.table, "alert", None)
+        sim.tap(at, card)
+        say(f"  tapped {card_name(card)} on pad {at + 1}")
+        now = getattr(sim.table, "alert", None)
+        refused = now is not alert and getattr(now, "kind", None) == "refused"
+        if refused and cards[i + 1:]:
+            say(f"  refused: {' '.join(map(card_name, cards[i + 1:]))} not tapped")
+            return
+
+
+def default_pad(sim):
+    """The pad a card typed alone goes on: that of the seat the screen asks a card of (the towers
+    dealer while it asks for the discard), else the player to act's, else the centre."""
+    e = sim.table.match.engine if sim.table.match else None
+    seat = e.dealer if sim.box.view.phase == "discard" else getattr(e, "to_act", None)
+    return pad_for(sim.table, seat)
 
 
 def player_tag(line, players):
