@@ -80,3 +80,16 @@ def test_a_card_not_held_is_refused_in_one_wording_that_names_no_card(text, who)
     words named a card of a hidden hand or told which card lay face down, on the box's screen and
     in its log (its alert line). Now one wording for every card the player does not hold."""
     assert refused(text) == not_held_words(who) == f"{who} does not hold that card"
+
+
+def test_a_deal_scan_refuses_the_face_down_trump_in_the_words_for_a_card_another_hand_holds(tmp_path):
+    """Fault: scanning the face-down trump card into another hand said "scan only the cards you
+    hold", while a card another seat had scanned said "That card is already scanned into P2's
+    hand": the words told which card was the face-down trump (and named where other cards were)."""
+    from test_table import Hands, nine_to_trump
+    h = Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"), deal_scan=True)
+    nine_to_trump(h)
+    h.tap(2, "QS")                                  # P2 lays QS face down
+    h.tap(1, "AS")                                  # P1 scans AS
+    trump, scanned = h.tap(3, "QS").alert.text, h.tap(3, "AS").alert.text
+    assert trump == scanned == "That card cannot be in P3's hand: another hand holds it"

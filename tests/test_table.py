@@ -537,18 +537,19 @@ def test_scan_refuses_an_impossible_card_at_its_tap(tmp_path):
     h.tap(3, "JH"), h.tap(3, "JS")
     h.tap(1, "AS"), h.tap(1, "KS")
     v = h.tap(2, "AS")
-    assert v.alert.text == "That card is already scanned into P1's hand"
+    assert v.alert.text == "That card cannot be in P2's hand: another hand holds it"
     assert h.table.scan.cards == {0: [parse_card("AS"), parse_card("KS")]}
 
 
 def test_29_scan_refuses_the_face_down_card_in_another_hand_without_naming_it(tmp_path):
     """Issue 17 item 4: the face-down trump card scanned into another hand is refused at once in
-    words that do not name it; the bidder's own hand counts it already."""
+    words that do not name it (those for any card another hand holds); the bidder's own hand
+    counts it already."""
     h = Hands(tmp_path, game="twenty-nine", pads=("P1", "P2", "P3", "P4"), deal_scan=True)
     nine_to_trump(h)
     h.tap(2, "QS")
     v = h.tap(3, "QS")
-    assert v.alert.text == "That card cannot be in P3's hand: scan only the cards you hold"
+    assert v.alert.text == "That card cannot be in P3's hand: another hand holds it"
     v = h.tap(2, "QS")
     assert v.alert.text.startswith("That card is already counted")
     assert "Q♠" not in v.alert.text and h.table.scan.cards == {}

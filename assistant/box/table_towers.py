@@ -8,7 +8,7 @@ from assistant.rules.cards import SUIT_SYMBOLS
 from assistant.rules.game import Penalty
 from assistant.rules.match import engine_class
 from assistant.rules.scenario import Action
-from assistant.box.words import choice_line, failed_words, flip_fields, open_claims
+from assistant.box.words import choice_line, failed_words, flip_fields, open_claims, scan_elsewhere_words
 
 GAME = "towers"
 RULES = engine_class(GAME)                # the engine's class: its title, seats and house rules
@@ -48,10 +48,8 @@ def scan_problem(table, seat, c):
     e = table.match.engine
     names = table.match.seats
     other = 1 - seat
-    if c in table.scan.cards.get(other, ()):
-        return f"That card is already scanned into {names[other]}'s hand"
-    if e.known[other] is not None and c in e.known[other]:
-        return f"That card is known to be in {names[other]}'s hand"
+    if c in table.scan.cards.get(other, ()) or (e.known[other] is not None and c in e.known[other]):
+        return scan_elsewhere_words(names[seat])
     return None
 
 

@@ -10,7 +10,8 @@ from assistant.rules.cards import KING, QUEEN, SUIT_SYMBOLS, card, card_label
 from assistant.rules.game import HandResult, Penalty
 from assistant.rules.match import engine_class
 from assistant.rules.scenario import Action
-from assistant.box.words import choice_line, failed_words, flip_fields, hidden_play_refusal, open_claims
+from assistant.box.words import (choice_line, failed_words, flip_fields, hidden_play_refusal, open_claims,
+                                 scan_elsewhere_words)
 from assistant.box.view import TRUMP_HIDDEN
 
 GAME = "twenty-nine"
@@ -65,19 +66,14 @@ def scan_problem(table, seat, c):
     """Why card ``c`` cannot be scanned into ``seat``'s hand now, or None (the card is not named)."""
     e = table.match.engine
     names = table.match.seats
-    for other, cards in table.scan.cards.items():
-        if other != seat and c in cards:
-            return f"That card is already scanned into {names[other]}'s hand"
     bit = 1 << c
     if e.played & bit:
         return "That card was already played this round"
-    for other in range(SEATS):
-        if other != seat and e.known[other] & bit:
-            return f"That card is known to be in {names[other]}'s hand"
-    if e.is_trump_card(c):  # compared here only: the words never say which card it is
-        if seat == e.bidder:
-            return f"That card is already counted: {names[seat]}'s trump card completes the hand"
-        return f"That card cannot be in {names[seat]}'s hand: scan only the cards you hold"
+    if e.is_trump_card(c) and seat == e.bidder:  # compared here only: never said which card it is
+        return f"That card is already counted: {names[seat]}'s trump card completes the hand"
+    if (any(other != seat and c in cards for other, cards in table.scan.cards.items())
+            or any(other != seat and e.known[other] & bit for other in range(SEATS)) or e.is_trump_card(c)):
+        return scan_elsewhere_words(names[seat])
     return None
 
 

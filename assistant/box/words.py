@@ -39,6 +39,13 @@ def open_claims(match):
     return out
 
 
+def scan_elsewhere_words(who):
+    """A deal scan's refusal of a card another hand holds: scanned or known there, or the face-down
+    trump card. One wording, naming neither the card nor the hand, so that it never tells which
+    card lies face down or what another player holds."""
+    return f"That card cannot be in {who}'s hand: another hand holds it"
+
+
 def hidden_play_refusal(who):
     """The refusal for a card that is out of play: the rules' words for any card not in ``who``'s
     hand, so they never hint that it is the face-down trump card."""
