@@ -95,3 +95,10 @@ def test_sim_its_lines_break_between_words_in_a_narrow_terminal(tmp_path):
     assert all(len(ln) <= 60 for ln in lines), max(lines, key=len)
     assert "  Enter OK, b Back, m menu (hold OK), u undo (hold Back), q\n    quit, help these keys." in out
     assert "widen it to see the screen, its words\n    follow)" in out
+
+
+def test_sim_undo_in_the_flip_says_which_card_it_took_back(tmp_path):
+    """Fault: holding Back after the flip's black jack put the flip back with no word of what was
+    undone (every other phase says "Undone: ..."); the newcomer could not tell it had worked."""
+    out = sim(tmp_path, ["", "9H", "JS", "u"])
+    assert "screen: flip: Undone: flip card J♠ / Flip for the deal: / next card to P2" in out, screens(out)

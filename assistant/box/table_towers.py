@@ -152,7 +152,7 @@ def fields(table):
         nxt = "Next: flip for the deal" if p == "flip" else f"Next: {deal}"
         return dict(f, phase="hand-over", prompt="\n".join([*table.result, nxt]))
     if p == "flip":
-        return dict(f, **flip_fields(e, names))
+        return dict(f, **flip_fields(e, names, table.note))
     if p == "upcard":
         if table.scan.active():
             return dict(f, phase="scan", prompt="\n".join([*note, deal, *table.scan.prompt()]))

@@ -267,7 +267,7 @@ def fields(table):
         nxt = f"Next: {names[e.dealer]} deals {FIRST_FOUR} each"
         return dict(f, phase="hand-over", prompt="\n".join([*table.result, nxt]))
     if p == "flip":
-        return dict(f, **flip_fields(e, names))
+        return dict(f, **flip_fields(e, names, table.note))
     note = [table.note] if table.note else []
     if p in ("bidding", "end"):
         dealer = names[e.dealer]

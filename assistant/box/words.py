@@ -4,13 +4,14 @@ from assistant.rules.cards import SUIT_SYMBOLS
 from assistant.rules.game import not_held_words
 
 
-def flip_fields(e, seats):
-    """The flip (T1, N2): the cards turned so far, and whose turn the next card is."""
+def flip_fields(e, seats, note=None):
+    """The flip (T1, N2): the cards turned so far, and whose turn the next card is; ``note`` (what
+    an undo took back) above."""
     f = e.flip
     nxt = None if f.start is None else (f.start + f.count) % len(seats)
     where = "tap one card each" if nxt is None else f"next card to {seats[nxt]}"
     return dict(phase="flip", flipped=tuple(sorted(f.last.items())), turn=nxt,
-                prompt=f"Flip for the deal:\n{where}")
+                prompt="\n".join([*([note] if note else []), "Flip for the deal:", where]))
 
 
 def choice_line(options, cursor, who):
