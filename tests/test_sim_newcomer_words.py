@@ -102,3 +102,13 @@ def test_sim_undo_in_the_flip_says_which_card_it_took_back(tmp_path):
     undone (every other phase says "Undone: ..."); the newcomer could not tell it had worked."""
     out = sim(tmp_path, ["", "9H", "JS", "u"])
     assert "screen: flip: Undone: flip card J♠ / Flip for the deal: / next card to P2" in out, screens(out)
+
+
+def test_sim_trump_never_called_is_turned_up_by_the_bidder_and_the_screen_says_so(tmp_path):
+    """Fault (N7): when trump was never called, the eighth trick began with trump revealed and only
+    a suit sign in the header changed; nothing told the bidder to turn the card up."""
+    tricks = ["JS 9S AS 10S", "JD 9D AD 10D", "JC 9C AC 10C", "KS QS 8S 7S", "KD QD 8D 7D",
+              "KC QC 8C 7C", "KH QH 8H 9H"]
+    out = sim(tmp_path, TWENTY_NINE_21[:12] + tricks)
+    assert screens(out)[-1].endswith("screen: play: P1 takes trick 7 / P2 turns up trump: 7♥"), screens(out)[-2:]
+    assert "7♥" not in "".join(screens(out)[:-1])  # hidden until then

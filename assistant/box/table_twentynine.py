@@ -231,6 +231,9 @@ def action_note(table, action, actor):
         return f"{names[actor]} called: trump {SUIT_SYMBOLS[e.trump_suit]}"
     if action.kind == "pair" and e.pair_seat is not None:
         return f"Pair {names[e.pair_seat]}: {side_name(names, SIDE_OF[e.bidder])} need {e.target}"
+    if action.kind == "play" and e.revealed and e.reveal_trick == 7 and e.trick_no == 7 and not e.trick:
+        # N7: never called, trump is turned up as the eighth trick begins: the bidder is told
+        return f"{names[e.bidder]} turns up trump: {card_label(e.revealed_trump_card())}"
     return None
 
 
@@ -314,7 +317,7 @@ def fields(table):
     if last is not None and not e.trick:
         cards, winner, no = last
         return dict(f, phase="play", turn=winner, trick=cards, trick_no=no, extra=tuple(extra),
-                    prompt=f"{names[winner]} takes trick {no}")
+                    prompt="\n".join([f"{names[winner]} takes trick {no}", *note]))
     if note:
         return dict(f, phase="play", **trick, prompt=note[0])
     opts = choices(table)
