@@ -73,15 +73,24 @@ def test_sim_several_cards_on_one_line_are_tapped_in_turn_until_one_is_refused(t
     assert "is not a rank" not in out
 
 
+def test_sim_cards_pasted_from_a_list_with_commas_are_tapped(tmp_path):
+    """Fault: "9H, JS" (a list as written down) said "'9H, JS' is not a card"."""
+    out = sim(tmp_path, ["", "9H, JS"])
+    assert "tapped 9H on pad 3\n  tapped JS on pad 3" in out
+    assert "upcard: J♠ to P2: P2 deals" in screens(out)[-1]
+
+
 @pytest.mark.parametrize("typed,said", [
     ("pass", "'pass' is not a card or a key: choose with a/d (left/right) and Enter (OK)"),
     ("10", "'10' is not a card: write a rank then a suit, like JS, 10H or T♦"),
     ("♠J", "'♠J' is not a card: write the rank first, like J♠"),
     ("AS K", "'AS K' is not a card: 'K' is not one (type JS, a pad and a card: 2 JS, or cards"),
+    ("2JS", "'2JS' is not a card: a pad and a card take a space, like 2 JS"),
 ])
 def test_sim_a_word_that_is_no_card_says_what_a_card_is_not_a_wrong_part_of_it(tmp_path, typed, said):
     """Fault: "pass" said "'pas' is not a rank", "10" said "'0' is not a suit", "♠J" said "'J' is
-    not a suit": the words pointed at a part of what was typed that was not the mistake."""
+    not a suit", "2JS" said "'2J' is not a rank": the words pointed at a part of what was typed
+    that was not the mistake."""
     out = sim(tmp_path, [typed])
     assert said in out, out[-600:]
 

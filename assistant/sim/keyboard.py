@@ -124,7 +124,7 @@ def interactive(sim):
 def tap_cards(sim, line):
     """``JS``, ``2 JS``, or several cards pasted at once (``2 AS KS QS``): each tapped in turn,
     on the pad named or else on that of the seat the screen asks, until the box refuses one."""
-    words = line.split()
+    words = line.replace(",", " ").split()  # "AS, KS, QS" as pasted from a list
     pad = int(words.pop(0)) - 1 if len(words) > 1 and words[0].isdigit() else None
     cards = []
     for word in words:
@@ -134,6 +134,8 @@ def tap_cards(sim, line):
             if len(words) > 1:
                 say(f"  {line[:40]!r} is not a card: {word[:20]!r} is not one (type JS, a pad and a "
                     f"card: 2 JS, or cards one after another: AS KS QS)")
+            elif word[:1].isdigit() and _is_card(word[1:]) and not _is_card(word):  # "2JS"
+                say(f"  {word!r} is not a card: a pad and a card take a space, like {word[0]} {word[1:]}")
             elif word.isalpha() and len(word) > 3:  # a word: "pass", "accept"
                 say(f"  {word[:40]!r} is not a card or a key: choose with a/d (left/right) and Enter "
                     "(OK); help lists the keys")
@@ -154,6 +156,14 @@ def tap_cards(sim, line):
         if refused and cards[i + 1:]:
             say(f"  refused: {' '.join(map(card_name, cards[i + 1:]))} not tapped")
             return
+
+
+def _is_card(text):
+    try:
+        parse_card(text)
+    except CardError:
+        return False
+    return True
 
 
 def default_pad(sim):
