@@ -1,5 +1,6 @@
 """What a second newcomer met at the keyboard simulator (`card-assistant sim`) and in the words of
 the box and of `card-assistant replay`: each test names the fault and plays the real command."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,11 @@ def test_sim_trump_never_called_is_turned_up_by_the_bidder_and_the_screen_says_s
     out = sim(tmp_path, TWENTY_NINE_21[:12] + tricks)
     assert screens(out)[-1].endswith("screen: play: P1 takes trick 7 / P2 turns up trump: 7♥"), screens(out)[-2:]
     assert "7♥" not in "".join(screens(out)[:-1])  # hidden until then
+
+
+def test_sim_bots_say_the_score_with_whose_it_is(tmp_path):
+    """Fault: `dev.py run` said "winner P2, score [3, 5]" (a Python list: whose 3?) and "1 matches"."""
+    out = sim(tmp_path, [], "--bots", "--matches", "1", "--seed", "3", "--game", "twenty-nine")
+    match = next(ln for ln in out.split("\n") if ln.startswith("match 1:"))
+    assert re.match(r"match 1: P\d and P\d won, P1\+P3 \d+ - P2\+P4 \d+; \d+ actions recorded", match), match
+    assert "twenty-nine: 1 match, " in out and "[" not in match

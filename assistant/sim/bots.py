@@ -171,11 +171,12 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
         m = sim.table.match
         s = m.state()
         total["actions"] += len(m.actions)  # one kind of action everywhere: a line of the record
-        out(f"match {k + 1}: winner {' and '.join(s['winner'])}, score {s['score']}, "
+        score = " - ".join(f"{m.engine.side_name(side)} {v}" for side, v in enumerate(s["score"]))
+        out(f"match {k + 1}: {' and '.join(s['winner'])} won, {score}; "
             f"{len(m.actions)} actions recorded, reneges injected {len(injected)}, proven {len(got)}")
     elapsed = time.perf_counter() - started
     refused = f", illegal cards refused at once {total['refused']}" if scan else ""
-    out(f"{game}: {matches} matches, {total['actions']} actions recorded through the full stack "
+    out(f"{game}: {matches} match{'es' if matches != 1 else ''}, {total['actions']} actions recorded through the full stack "
         f"in {elapsed:.1f} s; reneges injected {total['injected']}, proven {total['proven']}, "
         f"false alerts {total['false']}, unproven {total['missed']}; claims {total['claims']}{refused}")
     ok = total["injected"] == total["proven"] and not total["false"] and not total["missed"]
