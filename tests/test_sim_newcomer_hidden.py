@@ -2,32 +2,15 @@
 tell which card lies face down where (the towers discard, the Twenty-Nine face-down trump card, a
 scanned hand). Anyone can type any card in the simulator, so the words for those cards are the
 same as for any card the player does not hold; the box still never accepts such a tap."""
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from assistant.replay import replay_lines
 from assistant.rules.game import not_held_words
 from assistant.rules.scenario import ScenarioError
+from test_sim_newcomer_words import screens, sim
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def sim(tmp_path, keys, *args):
-    """`card-assistant sim` fed ``keys`` (one line each); the screen lines it printed."""
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
-    got = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(tmp_path),
-                          *args], input="\n".join(keys) + "\nq\n", capture_output=True, text=True,
-                         timeout=120, cwd=ROOT, env=env)
-    assert got.returncode == 0, got.stderr
-    assert "Traceback" not in got.stdout + got.stderr
-    return [ln for ln in got.stdout.split("\n") if "screen:" in ln]
-
-
-# towers (the new-match menu: OK): the flip's first card to P1 is a black jack (P1 deals), 9H turned up, P2 accepts,
-# P1 discards 9S face down on P1's pad
+# towers (the new-match menu: OK): the flip's first card to P1 is a black jack (P1 deals), 9H
+# turned up, P2 accepts, P1 discards 9S face down on P1's pad
 TOWERS_DISCARD = ["", "JS", "9H", "", "1 9S"]
 # Twenty-Nine: new match, P1 deals, P2 bids 16, the others pass, P2 lays 7H face down
 TWENTY_NINE_TRUMP = ["d", "", "", "JS", "", "a", "", "a", "", "a", "", "2 7H"]
@@ -36,7 +19,7 @@ TWENTY_NINE_TRUMP = ["d", "", "", "JS", "", "a", "", "a", "", "a", "", "2 7H"]
 def test_sim_typing_the_towers_discard_is_refused_in_the_words_for_any_card_not_held(tmp_path):
     """Fault: typing the recorded discard was refused as "out of play this hand", and it was the
     only card refused so: the words told which card lay face down."""
-    lines = sim(tmp_path, TOWERS_DISCARD + ["2 9S", "", "2 AS"])
+    lines = screens(sim(tmp_path, TOWERS_DISCARD + ["2 9S", "", "2 AS"]))
     refused = lines[len(TOWERS_DISCARD) + 1]
     assert refused.endswith("| refused: P2 does not hold that card"), refused
     assert not any("out of play" in ln for ln in lines)
@@ -46,7 +29,7 @@ def test_sim_typing_the_towers_discard_is_refused_in_the_words_for_any_card_not_
 def test_sim_typing_the_face_down_trump_is_refused_in_the_words_for_any_card_not_held(tmp_path):
     """Fault: typing the face-down trump card was refused as "it is not in play now", words no
     other card got: they told which card was the hidden trump."""
-    lines = sim(tmp_path, TWENTY_NINE_TRUMP + ["2 7H", "", "2 AS"])
+    lines = screens(sim(tmp_path, TWENTY_NINE_TRUMP + ["2 7H", "", "2 AS"]))
     refused = lines[len(TWENTY_NINE_TRUMP) + 1]
     assert refused.endswith("| refused: P2 does not hold that card"), refused
     assert not any("not in play" in ln or "7H" in ln or "7♥" in ln for ln in lines)
