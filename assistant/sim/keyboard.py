@@ -35,8 +35,8 @@ KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "lef
         "d": ("press", "right"), "right": ("press", "right"), "b": ("press", "back"),
         "back": ("press", "back"), "m": ("hold", "ok"), "menu": ("hold", "ok"),
         "u": ("hold", "back"), "undo": ("hold", "back")}
-KEYS_HELP = ("  type a card (JS, or '2 JS' for pad 2), a/d or the arrow keys left/right,\n"
-             "  Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit, help these keys.")
+KEYS_HELP = ("  type a card (JS, '2 JS' for pad 2, or several: AS KS QS), a/d or the arrow keys\n"
+             "  left/right, Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit, help these keys.")
 # the arrow keys as a terminal sends them (normal and application cursor mode): a line of only
 # arrows presses Left or Right once per arrow; up and down are no button of the box
 ARROWS = {"D": "left", "C": "right", "A": None, "B": None}
