@@ -133,3 +133,14 @@ def test_sim_bots_say_the_score_with_whose_it_is(tmp_path):
     match = next(ln for ln in out.split("\n") if ln.startswith("match 1:"))
     assert re.match(r"match 1: P\d and P\d won, P1\+P3 \d+ - P2\+P4 \d+; \d+ actions recorded", match), match
     assert "twenty-nine: 1 match, " in out and "[" not in match
+
+
+@pytest.mark.parametrize("name,key", [("Quit", "quit"), ("Menu", "the menu (hold OK)"), ("d", "Right")])
+def test_sim_a_player_named_like_a_key_is_refused_at_start(tmp_path, name, key):
+    """Fault: `--player Quit` was taken, and typing Quit to tap the tag quit the simulator (Menu
+    opened the menu, D pressed Right): the tag could not be tapped by its name."""
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(tmp_path),
+                          "--player", "Ann", "--player", name], input="q\n", capture_output=True,
+                         text=True, timeout=60, cwd=ROOT, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    assert got.returncode == 2 and "Traceback" not in got.stderr
+    assert f"--player {name}: at the keyboard, typing {name} is the key for {key}, not the player's tag" in got.stderr

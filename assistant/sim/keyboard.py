@@ -37,6 +37,23 @@ KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "lef
         "u": ("hold", "back"), "undo": ("hold", "back")}
 KEYS_HELP = ("  type a card (JS, '2 JS' for pad 2, or several: AS KS QS), a/d or the arrow keys\n"
              "  left/right, Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit, help these keys.")
+QUIT_WORDS = ("q", "quit", "exit")
+HELP_WORDS = ("help", "?", "h")
+
+
+def key_meaning(word):
+    """What typing ``word`` alone does, when it is one of the keys above ("quit", "OK"...), else
+    None: a player's name that is a key could never tap the tag by its name alone."""
+    w = word.lower()
+    if w in QUIT_WORDS or w in HELP_WORDS:
+        return "quit" if w in QUIT_WORDS else "help"
+    if w not in KEYS:
+        return None
+    gesture, button = KEYS[w]
+    name = "OK" if button == "ok" else button.capitalize()
+    return {("hold", "ok"): "the menu (hold OK)", ("hold", "back"): "undo (hold Back)"}.get((gesture, button), name)
+
+
 # the arrow keys as a terminal sends them (normal and application cursor mode): a line of only
 # arrows presses Left or Right once per arrow; up and down are no button of the box
 ARROWS = {"D": "left", "C": "right", "A": None, "B": None}
@@ -94,9 +111,9 @@ def interactive(sim):
             print()
             return 0
         word = line.lower()
-        if word in ("q", "quit", "exit"):
+        if word in QUIT_WORDS:
             return 0
-        if word in ("help", "?", "h"):
+        if word in HELP_WORDS:
             say(KEYS_HELP)
             continue
         if word in KEYS:

@@ -133,12 +133,16 @@ def parse_args(argv):
         options[key] = int(value) if value.isdigit() else value
     args.options = options
     from assistant.box.players import PlayersError, check_name
+    from assistant.sim.keyboard import key_meaning
     given = {}
     for i, name in enumerate(args.player):
         try:
             given[i] = check_name(name, given)  # names that differ only in case: refused
         except PlayersError as e:
             p.error(f"--player {name[:40]}: {e}")
+        if not args.bots and key_meaning(name):  # typed alone, the name would press the key
+            p.error(f"--player {name}: at the keyboard, typing {name} is the key for "
+                    f"{key_meaning(name)}, not the player's tag: choose another name")
     from assistant.sim.bots import cannot_scan
     if args.bots and args.deal_scan and cannot_scan(args.game):
         p.error(f"--deal-scan: {cannot_scan(args.game)}")
