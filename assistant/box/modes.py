@@ -66,17 +66,23 @@ def press(table, name):
     return None
 
 
+# alerts said of the open menu (a card tapped over it, a player's tag refused while the seats are
+# taken): stale once OK or Back moves the menu on, so they never stay over what comes after it
+MENU_ALERTS = ("menu-first", "player-tag")
+
+
 def _menu(table, name):
     menu = table.menu
     if name in ("left", "right"):
         table.menu = menu.moved(-1 if name == "left" else 1)
-    elif name == "back" and table.match is not None:
+        return True
+    if table.alert_cause in MENU_ALERTS:
+        table.alert = None
+    if name == "back" and table.match is not None:
         table.menu = None
     elif name == "ok":
         table.menu = None
         menu.items[menu.selected][1]()
-    if table.menu is None and table.alert_cause == "menu-first":
-        table.alert = None  # the menu is left: "finish the menu first" is stale
     return True
 
 
