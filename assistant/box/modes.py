@@ -3,7 +3,8 @@
 :func:`stack` lists the modes in effect, the one that sees a short press first on top:
 
 ==============  ==============================================================================
-``menu``        a list: left/right move, OK chooses, Back leaves it (once a match is in play)
+``menu``        a list: left/right move, OK chooses, Back leaves it (once a match is in play);
+                a refusal said over it (a card, a player's tag) goes at that OK or Back
 ``alert``       a message over the table: OK or Back clears it; left/right go on below it
 ``match-over``  the match end: OK opens the menu
 ``result``      a hand's result hides the choices: any press moves on
