@@ -359,3 +359,26 @@ def test_the_readmes_two_terminal_bots_sit_the_players_dev_py_web_enrolled():
                         readme).group(0)
     names = re.findall(r'"--player", "(\w+)"', (root / "dev.py").read_text(encoding="utf-8"))
     assert names and re.findall(r"--player (\w+)", command) == names, command
+
+
+def test_times_on_the_pages_name_their_zone(tmp_path):
+    """Fault: the pages gave every time as "2026-12-01 17:01", in the zone of the machine that
+    serves them, and said not which: a box (or the club's board) whose zone was never set shows
+    UTC, which looked like local time to a club in another zone (and `export`'s files say UTC).
+    Now each time names its zone, as the machine's clock has it."""
+    import re
+    write_journal(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(tmp_path), "--port", "0"],
+                            stderr=subprocess.PIPE, text=True, env={**__import__("os").environ, "TZ": "XST-5:30"})
+    try:
+        port = int(re.search(r":(\d+)/", proc.stderr.readline()).group(1))
+        matches = request(port, "GET", "/matches")[2]
+        match = request(port, "GET", "/matches/1")[2]
+        started = json.loads(request(port, "GET", "/api/matches")[2])[0]["started"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    import time
+    shifted = time.strftime("%H:%M", time.gmtime(started + 5.5 * 3600))
+    assert f'<span class="nw">{shifted} XST</span>' in matches, matches
+    assert re.search(rf"started \d{{4}}-\d\d-\d\d {shifted} XST", match), match

@@ -26,7 +26,9 @@ def page(title, here, body, script=None, nav=NAV):
 
 
 def when(t):
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t else ""
+    """The date and time in this machine's zone, named (``2026-12-01 17:01 CET``): a box or board
+    whose zone was never set shows UTC, and says so, not a time that looks local."""
+    return escape(time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(t)).strip()) if t else ""
 
 
 def score_words(rec):
@@ -46,8 +48,10 @@ def score_cell(rec):
 
 
 def when_cell(t):
-    """The date and the time, each unbroken (a narrow column puts the time under the date)."""
-    return " ".join(f'<span class="nw">{part}</span>' for part in when(t).split(" "))
+    """The date, and the time with its zone, each unbroken (a narrow column puts the time under
+    the date)."""
+    date, _, clock = when(t).partition(" ")
+    return f'<span class="nw">{date}</span> <span class="nw">{clock}</span>' if date else ""
 
 
 def state_cell(rec):
