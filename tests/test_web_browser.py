@@ -150,3 +150,23 @@ def test_now_page_shows_the_box_alert_and_last_trick_live(served, browser):
         shot(browser, "now-box-alert-phone")
     finally:
         screen.remove()
+
+
+def test_on_a_phone_the_matches_table_fits_without_a_sideways_scroll(served, browser):
+    """Fault: at 390 px the Matches page's last column, when each match started, ran past the
+    screen ("2026-12-0", the time cut): a phone user had to find that the table scrolls sideways.
+    Now on a narrow screen the year is left out of the date (the time and its zone stay) and the
+    page's margins are narrower, and the whole table is in view."""
+    folder, base = served
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(*SIZES["phone"])
+    browser.get(base + "/matches")
+    box = browser.find_element(By.CSS_SELECTOR, "div.scroll")
+    inner, outer = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth]", box)
+    assert inner <= outer, (inner, outer)
+    started = browser.find_elements(By.CSS_SELECTOR, "tr td:last-child")[0].text
+    assert not started.startswith("20") and ":" in started, started  # 12-01 17:24 UTC
+    browser.set_window_size(*SIZES["laptop"])
+    browser.get(base + "/matches")
+    assert browser.find_elements(By.CSS_SELECTOR, "tr td:last-child")[0].text.startswith("20")
+    shot(browser, "matches-fit-phone")

@@ -51,7 +51,10 @@ def when_cell(t):
     """The date, and the time with its zone, each unbroken (a narrow column puts the time under
     the date)."""
     date, _, clock = when(t).partition(" ")
-    return f'<span class="nw">{date}</span> <span class="nw">{clock}</span>' if date else ""
+    if not date:
+        return ""
+    year, _, day = date.partition("-")  # a phone has no room for the year (the style sheet hides it)
+    return f'<span class="nw"><span class="year">{year}-</span>{day}</span> <span class="nw">{clock}</span>'
 
 
 def state_cell(rec):
