@@ -82,6 +82,18 @@ class Flip:
 HEARD_AFTER_MATCH = ("claim", "accuse")  # after the match ends, only these are still heard (S2)
 
 
+def flipped(deck):
+    """The cards a flip turns from ``deck``, in order: up to the first black jack, which ends it
+    (T1, N2). The bots flip with it from a shuffled pack.
+
+    >>> from assistant.rules.cards import parse_card
+    >>> [card_name(c) for c in flipped([parse_card(c) for c in ("9H", "KS", "JC", "QD")])]
+    ['9H', 'KS', 'JC']
+    """
+    end = next((i for i, c in enumerate(deck) if c in BLACK_JACKS), len(deck) - 1)
+    return tuple(deck[:end + 1])
+
+
 def claimant_side(book, named_side, over, words, named=None):
     """T9, N11: the side that takes a claim's penalty, or None for a claim heard after the match
     without effect (S2). ``named_side``: the side of the seat the claim names,

@@ -14,8 +14,9 @@ True
 """
 import random
 
-from assistant.rules.cards import BLACK_JACKS, TOWERS_PACK
+from assistant.rules.cards import TOWERS_PACK
 from assistant.rules.scenario import Action
+from assistant.rules.shared import flipped
 from assistant.rules.towers import EFFECTIVE, SURE
 
 PACK = sorted(TOWERS_PACK)
@@ -59,12 +60,7 @@ class TowersBot:
         if phase == "flip":
             deck = PACK[:]
             rng.shuffle(deck)
-            cards = []
-            for c in deck:
-                cards.append(c)
-                if c in BLACK_JACKS:
-                    break
-            return Action("flip", cards=tuple(cards))
+            return Action("flip", cards=flipped(deck))
         if phase == "upcard":
             if self.dealt_for != engine.hand_no + 1:
                 self._deal(engine)

@@ -23,8 +23,9 @@ True
 """
 import random
 
-from assistant.rules.cards import BLACK_JACKS, KING, QUEEN, card
+from assistant.rules.cards import KING, QUEEN, card
 from assistant.rules.scenario import Action
+from assistant.rules.shared import flipped
 from assistant.rules.twentynine import BIT, SIDE_OF, SUIT_MASK, cards_of
 
 
@@ -89,12 +90,7 @@ class TwentyNineBot:
     def _flip(self):
         deck = list(range(32))
         self.rng.shuffle(deck)
-        cards = []
-        for c in deck:
-            cards.append(c)
-            if c in BLACK_JACKS:
-                break
-        return Action("flip", cards=tuple(cards))
+        return Action("flip", cards=flipped(deck))
 
     def _deal(self, hand_no):
         deck = list(range(32))
