@@ -78,3 +78,15 @@ def what_is_at(path):
             return None
         raise
     return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
+def write_text(path, text):
+    """Write ``text`` (UTF-8) to ``path`` atomically: into a file beside it, synced, then renamed
+    over it, so a crash mid-write never leaves half a file (a deck, players.txt)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)

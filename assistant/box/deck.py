@@ -11,7 +11,6 @@ guess. A 32-card Twenty-Nine deck also serves towers (its pack is a subset).
 'JS'
 """
 import os
-from pathlib import Path
 
 from assistant.rules.cards import TWENTY_NINE_PACK, CardError, card_name, parse_card
 
@@ -111,13 +110,8 @@ def format_deck(deck):
 
 def save_deck(deck, path):
     """Write atomically, so a crash mid-write never leaves half a deck."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(format_deck(deck))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    from assistant.textfile import write_text
+    write_text(path, format_deck(deck))
 
 
 def card_for(deck, uid):

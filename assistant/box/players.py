@@ -97,13 +97,9 @@ def load_players(state_dir):
 
 def save_players(players, state_dir):
     """Write atomically, so a crash mid-write never leaves half a list."""
-    path = Path(state_dir) / FILE
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(HEADER + "".join(f"{uid} {name}\n" for uid, name in sorted(players.items(), key=lambda x: x[1].lower())))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    from assistant.textfile import write_text
+    lines = sorted(players.items(), key=lambda x: x[1].lower())
+    write_text(Path(state_dir) / FILE, HEADER + "".join(f"{uid} {name}\n" for uid, name in lines))
 
 
 def _uid_of(players, name):
