@@ -25,7 +25,7 @@ import pytest
 from assistant.box.journal import Journal
 from assistant.box.journal_files import CountRecord
 from assistant.rules.scenario import parse_action
-from journal_faults import example, fill, overwrite
+from journal_faults import example, fill, overwrite, pages
 
 ROOT = Path(__file__).resolve().parents[1]
 HANG_GUARD = 60.0  # seconds: only ever a guard against a hung process, never a measurement
@@ -345,4 +345,39 @@ def test_fault_3_damage_met_while_resuming_is_copied_aside_before_the_connection
     kept = {n.split(".damaged-")[0] + ("-wal" if n.endswith("-wal") else ""): h
             for n, h in digests(path.parent).items() if ".damaged-" in n and not n.endswith("-shm")}
     assert kept == before
+    assert lines(path) == want
+
+
+def test_rows_only_in_the_wal_are_kept_when_the_files_actions_root_is_damaged(tmp_path):
+    """Fault (attack on the journal's files): after a power cut the latest match was only in the
+    -wal (the newest version of its leaf page) and the file's root page of the actions table was
+    damaged: SQLite could not walk the table, and the page scan read the file alone, where that
+    leaf is an older version. "Journal damaged: ... 26 lost", yet every row was in the -wal. Now
+    the page scan reads each page's latest version from the -wal, as SQLite would."""
+    from assistant.box.walscan import read
+    from test_journal_damage import SIX
+    src = tmp_path / "writer" / "journal.sqlite3"
+    src.parent.mkdir()
+    fill(src, SIX)  # closed: every page checkpointed into the file
+    box = Journal(str(src))
+    box.resume()
+    game, seats, options, body = example("towers-random.scn")
+    box.new_match(game, seats, options)
+    for n, line in enumerate(body[:26], 1):
+        box.append(parse_action(line.split(), game, seats, n), seats)
+    state = tmp_path / "state"
+    state.mkdir()
+    path = state / "journal.sqlite3"
+    for suffix in ("", "-wal", ".count"):
+        shutil.copyfile(str(src) + suffix, str(path) + suffix)
+    want = lines(src)
+    box.close()
+    root = pages(path, "actions", "internal")[0]
+    data = Path(str(path) + "-wal").read_bytes()
+    assert root not in read(data).pages(data)  # the root is the file's; the latest leaf the -wal's
+    overwrite(path, (root - 1) * 4096, bytes(4096))
+    j = Journal(str(path))
+    r = j.resume()
+    j.close()
+    assert r.problems[0].startswith(f"Journal damaged: {len(want)} action(s) recovered, 0 lost, 0 set aside")
     assert lines(path) == want

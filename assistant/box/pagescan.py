@@ -85,18 +85,23 @@ def leaf_cells(page, offset, usable):
             continue
 
 
-def scan(path, page_size=None):
+def scan(path, page_size=None, overlay=None):
     """``(matches, actions)`` found on every table-leaf page of the file at ``path``: matches as
-    ``(id, game, seats, options, started)``, actions as ``(match, seq, line)``."""
+    ``(id, game, seats, options, started)``, actions as ``(match, seq, line)``. ``overlay``
+    ({page number: bytes}, the -wal's latest version of each page) is read in place of the file's
+    own version of those pages, as SQLite would."""
+    overlay = overlay or {}
     with open(path, "rb") as f:
         data = f.read()
     if page_size is None:
         size = int.from_bytes(data[16:18], "big") if len(data) >= 100 else 0
         page_size = 65536 if size == 1 else size if size >= 512 and size & (size - 1) == 0 else 4096
     matches, actions = [], []
-    for start in range(0, len(data) - page_size + 1, page_size):
-        page = data[start:start + page_size]
-        offset = 100 if start == 0 else 0
+    for number in range(1, max(len(data) // page_size, max(overlay, default=0)) + 1):
+        page = overlay.get(number) or data[(number - 1) * page_size:number * page_size]
+        if len(page) != page_size:
+            continue
+        offset = 100 if number == 1 else 0
         for rowid, values in leaf_cells(page, offset, page_size):
             if len(values) == 3 and all(isinstance(v, int) for v in values[:2]) and isinstance(values[2], str):
                 actions.append(tuple(values))

@@ -197,7 +197,7 @@ def salvage(path, every_page=False, page_size=None):
     if out.holes or every_page:
         from assistant.box.pagescan import scan
         try:
-            matches, actions = scan(path, page_size)
+            matches, actions = scan(path, page_size, _wal_pages(path))
         except OSError:
             matches, actions = [], []
         known = {row[0] for row in found["matches"]}
@@ -207,6 +207,20 @@ def salvage(path, every_page=False, page_size=None):
     for table in ("matches", "actions", "set_aside", "meta"):
         getattr(_Sorter, table)(out, found[table])
     return out
+
+
+def _wal_pages(path):
+    """The -wal beside ``path``: its latest readable version of each page (SQLite read those, not
+    the file's, through the b-tree walk: a damaged interior page of the file hides them from it),
+    or {} without one."""
+    from assistant.box import walscan
+    try:
+        with open(path + "-wal", "rb") as f:
+            data = f.read()
+    except OSError:
+        return {}
+    wal = walscan.read(data)
+    return wal.pages(data) if wal is not None else {}
 
 
 def salvage_files(path, look):
