@@ -274,3 +274,17 @@ def test_the_web_page_of_a_journal_from_a_newer_version_says_so(tmp_path):
     finally:
         web.stop()
     assert status == 503 and "newer card-assistant" in body and "No match" not in body, body
+
+
+def test_the_sim_pulls_its_reader_cable_when_the_link_cannot_be_removed(tmp_path):
+    """Fault: the state folder's storage failing while `sim` ran (an I/O error for every call, as
+    a card that dies does) made `sim` end, after "stopped cleanly", in "internal error (OSError)":
+    removing its reader's link in that folder raised. Here the link's name is taken by a folder
+    (unlink raises as it does then): the cable is pulled all the same, nothing raised."""
+    from assistant.sim.virtual_firmware import VirtualFirmware
+    link = tmp_path / "card-reader"
+    vf = VirtualFirmware(link).plug()
+    link.unlink()
+    (link / "x").mkdir(parents=True)
+    vf.unplug()
+    assert vf._unplugged.is_set() and vf._master is None
