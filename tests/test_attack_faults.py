@@ -288,3 +288,49 @@ def test_the_sim_pulls_its_reader_cable_when_the_link_cannot_be_removed(tmp_path
     (link / "x").mkdir(parents=True)
     vf.unplug()
     assert vf._unplugged.is_set() and vf._master is None
+
+
+@pytest.mark.parametrize("cut", [0, 5 * 4096, "zeroed"])
+def test_a_journal_cut_short_while_the_box_runs_is_repaired_at_the_next_action(tmp_path, caplog, cut):
+    """Fault (an attack on the journal's file while the box ran): `truncate -s 0 journal.sqlite3`
+    (or to 5 pages). The box's connection cannot read the pages the file lost, so every action
+    after it was refused ("database disk image is malformed") until a restart, which then said
+    what was lost. Now the next action notices the file is shorter than it was (SQLite never
+    shrinks it), sets the files aside, recovers what is left with the current match written back
+    whole from what the box holds, says so once in the log, and is stored; the next start is
+    clean and holds every action of the match in play. "zeroed": the file's bytes zeroed in place
+    (its size kept) under a journal larger than the connection's page cache (here 2 pages): the
+    append that meets the damage is refused by SQLite, then repaired the same way and stored."""
+    import logging
+    from assistant.box.journal import Journal
+    from assistant.rules.scenario import format_action, parse_action
+    state = tmp_path / "state"
+    path = state / "journal.sqlite3"
+    fill(path, (("towers-random.scn", None), ("twenty-nine-random.scn", None)) * 2 + (("towers-random.scn", 30),))
+    j = Journal(str(path))
+    assert j.resume().match_id == 5 and j.rows == 30
+    if cut == "zeroed":
+        j.db.execute("PRAGMA cache_size=2")
+        with open(path, "r+b") as f:
+            f.write(bytes(os.path.getsize(path)))
+    else:
+        os.truncate(path, cut)
+    game, seats, _, body = example("towers-random.scn")
+    with caplog.at_level(logging.ERROR):
+        for n, line in enumerate(body[30:40], 31):
+            j.append(parse_action(line.split(), game, seats, n), seats)
+    j.close()
+    said = [m for m in caplog.messages if "damaged while the box ran" in m]
+    why = "database disk image is malformed" if cut == "zeroed" else "the journal file was cut short while the box ran"
+    assert len(said) == 1 and why in said[0], caplog.messages
+    assert any(".damaged-" in p.name for p in state.iterdir())
+    again = Journal(str(path))
+    try:
+        assert again.problems == []
+        r = again.resume()
+        assert r.match_id == 5 and r.problems == []
+        kept = [row[0] for row in again.db.execute("SELECT line FROM actions WHERE match=5 ORDER BY seq")]
+    finally:
+        again.close()
+    assert kept == [format_action(parse_action(line.split(), game, seats, n), seats)
+                    for n, line in enumerate(body[:40], 1)]

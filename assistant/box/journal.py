@@ -58,6 +58,7 @@ class Journal(Opening, Losses):
         self.readonly = readonly
         self.match_id = None
         self._seq = 0
+        self._current, self._lines = None, []  # the current match (game, seats, options, started), its rows
         self.problems = []  # plain words, said once at start (screen and log)
         self.recovered = None  # the Salvaged record when a damaged file was set aside
         self.summary = None  # the recovery's numbers in words short enough for the screen
@@ -69,6 +70,7 @@ class Journal(Opening, Losses):
         self._look = preflight.Look(None)  # the files as they were before any connection
         self.db = self._open_for_reading(check_files=True) if readonly else self._open()
         self._watched = os.path.exists(self.path)  # this connection's file: seen if it is removed
+        self._file = self._file_now()  # (inode, size): seen if it is cut short
         self.record = None
         if not self.readonly:
             self.record = files.CountRecord(self.path + ".count")
@@ -78,20 +80,33 @@ class Journal(Opening, Losses):
     def _write(self, sql, args, also=None, outbox=()):
         if self.readonly:
             raise JournalError(_plain(sqlite3.OperationalError("readonly"), self.path))
+        was, self._file = self._file, self._file_now()
+        if was and self._file and was[0] == self._file[0] and self._file[1] < was[1]:
+            self._repair("the journal file was cut short while the box ran")  # SQLite never shrinks it
         try:
-            with self.lock, self.db:
-                self.db.execute("BEGIN IMMEDIATE")
-                cur = self.db.execute(sql, args)
-                if also is not None:
-                    self.db.execute(*also)
-                if outbox:  # (a table outside a club has none: one call into SQLite fewer)
-                    self.db.executemany("INSERT INTO outbox (topic, payload) VALUES (?, ?)", outbox)
+            try:
+                cur = self._commit(sql, args, also, outbox)
+            except sqlite3.DatabaseError as e:
+                if not getattr(e, "sqlite_errorname", "").startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+                    raise
+                self._repair(hidden_safe_error(e))  # a page lost under the box: repaired, then stored
+                cur = self._commit(sql, args, also, outbox)
         except sqlite3.Error as e:
             raise JournalError(_plain(e, self.path)) from None
         if outbox:
             self.outbox.wake.set()  # committed: the publisher sends it now
         if self._watched and not os.path.exists(self.path):
             self._restore()
+        return cur
+
+    def _commit(self, sql, args, also, outbox):
+        with self.lock, self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            cur = self.db.execute(sql, args)
+            if also is not None:
+                self.db.execute(*also)
+            if outbox:  # (a table outside a club has none: one call into SQLite fewer)
+                self.db.executemany("INSERT INTO outbox (topic, payload) VALUES (?, ?)", outbox)
         return cur
 
     def _club(self, what, *args):
@@ -129,6 +144,7 @@ class Journal(Opening, Losses):
         cur = self._write("INSERT INTO matches (id, game, seats, options, started) VALUES (?, ?, ?, ?, ?)",
                           (mid, game, json.dumps(list(seats)), json.dumps(options), started), outbox=rows)
         self.match_id, self._seq, self._aside = cur.lastrowid, 0, 0
+        self._current, self._lines = (game, tuple(seats), dict(options), started), []
         self._note(self.match_id, 0)
         return self.match_id
 
@@ -149,6 +165,7 @@ class Journal(Opening, Losses):
                 self.outbox.forget(self.match_id, self._seq + 1)
             raise
         self._seq += 1
+        self._lines.append(line)
         self._total += 1
         self._note(self.match_id, self._seq + self._aside)
 
@@ -212,15 +229,7 @@ class Journal(Opening, Losses):
         except (sqlite3.DatabaseError, BadRow) as e:
             if self.readonly or error_kind(e, self.path) != "damaged":
                 raise JournalError(_plain(e, self.path)) from None
-            try:  # the files as they are now, before closing folds the -wal into the file
-                aside = files.set_aside_copy(self.path)
-            except OSError as err:
-                raise JournalError(files.say(self.path, err, "the journal is damaged and cannot be "
-                                                             "copied aside")) from None
-            self.db.close()
-            self._look = preflight.Look(None, had=("", "-wal", "-shm"))
-            self.db = self._recover(hidden_safe_error(e), lambda: salvage(self.path), aside)
-            self._watched = os.path.exists(self.path)
+            self._salvage_now(hidden_safe_error(e), lambda: salvage(self.path))
             return self._resume(match_id)
 
     def _resume(self, match_id):
@@ -240,6 +249,8 @@ class Journal(Opening, Losses):
             if self._set_aside(match_id, bad, why):
                 self._aside += len(bad)
         self.match_id, self._seq = match_id, good
+        started = self.db.execute("SELECT started FROM matches WHERE id=?", (match_id,)).fetchone()[0]
+        self._current, self._lines = (match.game, match.seats, match.options, started), [l for _, l in rows[:good]]
         return Resumed(match, match_id, problems)
 
     def _set_aside(self, match_id, rows, reason):

@@ -1,24 +1,28 @@
-"""Saved actions the storage lost behind the box's back, and the one loss the box can undo.
+"""Saved actions the storage lost behind the box's back, and the losses the box can undo.
 
 The count record (``journal.sqlite3.count``, journal_files.CountRecord) is written after each
 action: at start it tells when the card dropped actions after they were saved. A journal file
-removed while the box runs is written back under its name from the box's open connection.
+removed while the box runs is written back under its name from the box's open connection; one
+cut short (or a page SQLite finds malformed at a write) is repaired at once, the match in play
+written back whole from what the box holds.
 
 :class:`Losses` is a part of :class:`assistant.box.journal.Journal`: its methods use the
-journal's ``db``, ``lock``, ``record``, ``problems``, ``summary`` and ``_connect``.
+journal's ``db``, ``lock``, ``record``, ``problems``, ``summary``, ``_connect`` and ``_recover``.
 """
 import logging
 import os
 import sqlite3
 
 from assistant.box import journal_files as files
+from assistant.box import preflight
 from assistant.box.journal_files import JournalError
+from assistant.box.salvage import salvage
 
 log = logging.getLogger("card-assistant")
 
 
 class Losses:
-    """The count record and the write-back of a removed file (a part of Journal)."""
+    """The count record and the write-back of a removed or cut file (a part of Journal)."""
 
     def _counts(self, match_id):
         one = "SELECT count(*) FROM {} WHERE match=?"
@@ -94,3 +98,48 @@ class Losses:
             self._watched = False  # said once: the next start reports what the count record says is lost
             log.error("the journal %s was removed while the box ran and cannot be written back (%s): "
                       "actions from now on are lost at the next start", self.path, e)
+
+    def _file_now(self):
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None  # removed: written back after the next commit (_restore)
+        return st.st_ino, st.st_size
+
+    def _repair(self, reason):
+        """Damage met while the box runs (the file cut short under it, a page SQLite now finds
+        malformed): this connection cannot read what the file lost, and every later write may fail.
+        Recover as at opening from the files as they are now, with the current match's rows written
+        back whole from what the box holds; said once in the log. JournalError when it cannot."""
+        with self.lock:
+            self._salvage_now(reason, lambda: self._held(salvage(self.path)))
+            self._file = self._file_now()
+            self._total = self._counts(self.match_id)[1]
+        self._note(self.match_id, self._seq + self._aside)  # the loss is said here, not again at start
+        log.error("the journal %s was damaged while the box ran: %s", self.path, self.problems[-1])
+
+    def _salvage_now(self, reason, read):
+        """Set the files aside as they are now (closing folds the -wal into the file), then
+        recover from them with ``read``."""
+        try:
+            aside = files.set_aside_copy(self.path)
+        except OSError as err:
+            raise JournalError(files.say(self.path, err, "the journal is damaged and cannot be "
+                                                         "copied aside")) from None
+        self.db.close()
+        self._look = preflight.Look(None, had=("", "-wal", "-shm"))
+        try:
+            self.db = self._recover(reason, read, aside)
+        except JournalError:  # said by the caller; a connection again, so the next call says its own
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            raise
+        self._watched = os.path.exists(self.path)
+
+    def _held(self, found):
+        """``found`` (the Salvaged rows) with the current match as the box holds it: every row."""
+        if self._current is not None:
+            found.matches[self.match_id] = self._current
+            found.actions[self.match_id] = dict(enumerate(self._lines, 1))
+            held = {(self.match_id, seq, line) for seq, line in enumerate(self._lines, 1)}
+            found.set_aside = [r for r in found.set_aside if tuple(r[:3]) not in held]
+        return found
