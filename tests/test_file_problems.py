@@ -18,6 +18,12 @@ CONFIGS = {
     "nested too deep": b"a = " + b"[" * 5000 + b"]" * 5000 + b"\n",
     "NaN": b"[buttons]\nhold_time = nan\n",
     "infinite": b"[buttons]\nbounce_time = -inf\n",
+    # the attack on the box's files: a number longer than Python turns into an int (4300 digits)
+    # was an "internal error (ValueError)"; a section name of 100,000 characters was said in full
+    "a 5000-digit number": b"[reader]\nbaud = " + b"9" * 5000 + b"\n",
+    "a 100,000-character section": b"x" * 100_000 + b" = 1\n",
+    "a key with a terminal escape": b'[display]\n"\\u001b[2J" = 1\n',
+    "a 100,000-character driver": b'[display]\ndriver = "' + b"y" * 100_000 + b'"\n',
 }
 
 
@@ -44,8 +50,19 @@ def test_a_config_that_cannot_be_read_is_one_line_naming_it(tmp_path, case):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0], proc.stderr
+    assert len(lines[0]) < 300 and lines[0].isprintable(), lines[0][:300]
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "state").exists()
+
+
+def test_a_config_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """Fault (attack on the config file): a config saved by an editor that starts UTF-8 files with
+    a byte-order mark (Windows Notepad) was "not valid TOML: Invalid statement (at line 1,
+    column 1)", a mark no one can see in the editor. Now the mark is not part of the text."""
+    from assistant.box.config import load
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbf[reader]\nbaud = 57600\n")
+    assert load(path).reader.baud == 57600
 
 
 @pytest.mark.parametrize("case", ["a file", "under /proc", "a file on its path"])

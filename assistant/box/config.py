@@ -144,9 +144,9 @@ def _check_type(where, key, value, default):
     if want is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if want is float and isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(f"{where}: {key} should be a finite number, not {value!r}")
+        raise ConfigError(f"{where}: {key} should be a finite number, not {_said(value)}")
     if not ok:
-        raise ConfigError(f"{where}: {key} should be {want.__name__}, not {value!r}")
+        raise ConfigError(f"{where}: {key} should be {want.__name__}, not {_said(value)}")
     return value
 
 
@@ -154,16 +154,16 @@ def _validate(cfg, source):
     d, g, b = cfg.display, cfg.game, cfg.buttons
     problems = []
     if d.driver not in DRIVERS:
-        problems.append(f"[display] driver {d.driver!r} is not one of {', '.join(DRIVERS)}")
+        problems.append(f"[display] driver {_said(d.driver)} is not one of {', '.join(DRIVERS)}")
     if not 0x03 <= d.address <= 0x77:
         problems.append(f"[display] address {d.address:#x} is not a 7-bit I2C address")
     if d.rotate not in (0, 2):
         problems.append(f"[display] rotate {d.rotate} must be 0 or 2 (the screens are landscape)")
     if g.game not in GAMES:
-        problems.append(f"[game] game {g.game!r} is not one of {', '.join(GAMES)}")
+        problems.append(f"[game] game {_said(g.game)} is not one of {', '.join(GAMES)}")
     for key, allowed in GAME_OPTIONS.items():
         if getattr(g, key) not in allowed:
-            problems.append(f"[game] {key} {getattr(g, key)!r} is not one of "
+            problems.append(f"[game] {key} {_said(getattr(g, key))} is not one of "
                             + ", ".join(map(str, allowed)))
     pins = {f.name: getattr(cfg.pins, f.name) for f in fields(Pins)}
     for name, pin in pins.items():
@@ -179,7 +179,7 @@ def _validate(cfg, source):
     pads = cfg.table.pads
     roles = ("P1", "P2", "P3", "P4", "centre")
     if not 1 <= len(pads) <= 4 or any(r not in roles for r in pads) or len(set(pads)) != len(pads):
-        problems.append(f"[table] pads {list(pads)!r} must be 1 to 4 different roles of {', '.join(roles)}")
+        problems.append(f"[table] pads {_said(list(pads))} must be 1 to 4 different roles of {', '.join(roles)}")
     if b.hold_time <= 0 or b.bounce_time < 0:
         problems.append("[buttons] hold_time must be above 0 and bounce_time 0 or more")
     if b.hold_time > MAX_HOLD:  # 1e300 s: no hold ever counts, so no menu and no undo
@@ -200,12 +200,12 @@ def _validate(cfg, source):
     c = cfg.club
     if c.broker:
         if not c.broker.startswith(("mqtt://", "mqtts://")):
-            problems.append(f"[club] broker {c.broker!r} should start mqtt:// or mqtts://")
+            problems.append(f"[club] broker {_said(c.broker)} should start mqtt:// or mqtts://")
         elif why := _broker_problem(c.broker):
             problems.append(f"[club] broker: {why}")
         for key in ("club", "table"):
             if not NAME_RE.fullmatch(getattr(c, key)):
-                problems.append(f"[club] {key} {getattr(c, key)!r} should be 1 to 40 letters, digits, "
+                problems.append(f"[club] {key} {_said(getattr(c, key))} should be 1 to 40 letters, digits, "
                                 "'-' or '_'")
     if problems:
         raise ConfigError(f"{source}: " + "; ".join(problems))
@@ -229,12 +229,25 @@ def _broker_problem(url):
     return None
 
 
+def _said(value):
+    """A value from the file as the one line shows it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
+
+
+def _shown(name):
+    """A name from the file as the one line shows it: short, and no control character reaches the
+    terminal (a quoted TOML key may hold any)."""
+    cut = name[:40] + ("..." if len(name) > 40 else "")
+    return cut if cut.isprintable() else repr(cut)
+
+
 def from_dict(data, source="config"):
     """A ``Config`` from parsed TOML: missing keys take defaults, unknown ones are refused."""
     sections = {f.name: f.type for f in fields(Config)}
     unknown = sorted(set(data) - set(sections))
     if unknown:
-        raise ConfigError(f"{source}: unknown section [{unknown[0]}] (known: {', '.join(sections)})")
+        raise ConfigError(f"{source}: unknown section [{_shown(unknown[0])}] (known: {', '.join(sections)})")
     built = {}
     for name, cls in sections.items():
         table = data.get(name, {})
@@ -245,7 +258,7 @@ def from_dict(data, source="config"):
         for key in table:
             if key not in known:
                 raise ConfigError(
-                    f"{source}: unknown key [{name}] {key} (known: {', '.join(known)})")
+                    f"{source}: unknown key [{name}] {_shown(key)} (known: {', '.join(known)})")
         values = {k: _check_type(source, f"[{name}] {k}", v, getattr(defaults, k))
                   for k, v in table.items()}
         built[name] = replace(defaults, **values)
@@ -260,7 +273,7 @@ def load(path=None):
         return Config()
     path = Path(path)
     try:
-        data = tomllib.loads(read_small(path).decode("utf-8"))
+        data = tomllib.loads(read_small(path).decode("utf-8-sig"))  # an editor's byte-order mark is no text
     except NotSmallFile as e:  # /dev/zero, a pipe: refused before reading, never read without end
         raise ConfigError(f"{path}: {e}") from None
     except FileNotFoundError:
@@ -277,4 +290,6 @@ def load(path=None):
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
     except RecursionError:
         raise ConfigError(f"{path}: nested too deep to be a config file") from None
+    except ValueError:  # a number of more digits than Python turns into an int (4300)
+        raise ConfigError(f"{path}: holds a number too long to be one") from None
     return from_dict(data, str(path))
