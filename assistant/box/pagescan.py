@@ -96,12 +96,17 @@ def scan(path, page_size=None, overlay=None):
     if page_size is None:
         size = int.from_bytes(data[16:18], "big") if len(data) >= 100 else 0
         page_size = 65536 if size == 1 else size if size >= 512 and size & (size - 1) == 0 else 4096
+    count = max(len(data) // page_size, max(overlay, default=0))
+    return scan_pages(((overlay.get(n) or data[(n - 1) * page_size:n * page_size], 100 if n == 1 else 0)
+                       for n in range(1, count + 1)), page_size)
+
+
+def scan_pages(pages, page_size):
+    """``(matches, actions)`` on the given ``(page bytes, header offset)`` pages."""
     matches, actions = [], []
-    for number in range(1, max(len(data) // page_size, max(overlay, default=0)) + 1):
-        page = overlay.get(number) or data[(number - 1) * page_size:number * page_size]
+    for page, offset in pages:
         if len(page) != page_size:
             continue
-        offset = 100 if number == 1 else 0
         for rowid, values in leaf_cells(page, offset, page_size):
             if len(values) == 3 and all(isinstance(v, int) for v in values[:2]) and isinstance(values[2], str):
                 actions.append(tuple(values))

@@ -173,10 +173,14 @@ class Salvaged:
         return sum(len(a) for a in self.actions.values())
 
 
-def salvage(path, every_page=False, page_size=None):
+def salvage(path, every_page=False, page_size=None, unchecked=()):
     """Read what is left of the journal at ``path`` (read-only: the file is not changed): through
     SQLite row by row, then, where SQLite could not walk a table whole (or always, with
-    ``every_page``), from the pages themselves (pagescan) for the rows it could not reach."""
+    ``every_page``), from the pages themselves (pagescan) for the rows it could not reach.
+    ``unchecked``: pages of -wal frames that fail their checksum or salts (their header was hit);
+    only ``matches`` rows no other page holds are taken from them: a match's row is written once
+    and never changed, so any copy of it is the match (without it, every action of the match is
+    set aside), while an action's number may be reused after a tail is set aside."""
     out = Salvaged()
     found = {"matches": [], "actions": [], "set_aside": [], "meta": []}
     try:
@@ -195,7 +199,7 @@ def salvage(path, every_page=False, page_size=None):
     except sqlite3.Error:
         out.holes += 1
     if out.holes or every_page:
-        from assistant.box.pagescan import scan
+        from assistant.box.pagescan import scan, scan_pages
         try:
             matches, actions = scan(path, page_size, _wal_pages(path))
         except OSError:
@@ -204,6 +208,11 @@ def salvage(path, every_page=False, page_size=None):
         found["matches"] += [m for m in matches if m[0] not in known]
         have = {(row[0], row[1]) for row in found["actions"]}
         found["actions"] += sorted(a for a in actions if (a[0], a[1]) not in have)
+        known = {row[0] for row in found["matches"]}
+        for m in scan_pages(((page, 0) for page in unchecked), page_size or 0)[0]:
+            if m[0] not in known:
+                known.add(m[0])
+                found["matches"].append(m)
     for table in ("matches", "actions", "set_aside", "meta"):
         getattr(_Sorter, table)(out, found[table])
     return out
@@ -242,7 +251,8 @@ def salvage_files(path, look):
             for page, data in (wal.pages(look.wal_data) if wal is not None else {}).items():
                 out.seek((page - 1) * size)
                 out.write(data)
-        return salvage(scratch, every_page=True, page_size=size)
+        unchecked = [] if wal is None else wal.unchecked(look.wal_data)
+        return salvage(scratch, every_page=True, page_size=size, unchecked=unchecked)
     finally:
         remove_files(scratch)
 

@@ -45,6 +45,14 @@ class Wal:
         return out
 
 
+    def unchecked(self, data):
+        """The pages of the frames ``pages`` leaves out (a checksum or salt that fails: a damaged
+        header, a torn write, an older generation): for rows that cannot change (salvage.py)."""
+        taken = set(range(self.used)) | set(self.after)
+        return [data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size]
+                for i, _, _, at, _ in self.frames if i not in taken]
+
+
 def checksum(data, start, end, s0, s1, big):
     """SQLite's WAL checksum of ``data[start:end]`` (a multiple of 8 bytes) seeded with s0, s1."""
     words = struct.unpack_from((">" if big else "<") + f"{(end - start) // 4}I", data, start)
