@@ -1,6 +1,7 @@
 """Faults an attack from outside found (a damaged file, garbage on a line, a kill), each one that
 the earlier tests did not: the real commands as subprocesses on a real journal damaged in place.
 Each test names the fault and what it did before."""
+import json
 import os
 import sqlite3
 import subprocess
@@ -210,21 +211,31 @@ SCREEN_FILES = {  # what lay in the web page's screen file, and what the page di
     "a pipe": lambda path: os.mkfifo(path),  # every page hung: Now reads it holding the page's one lock
     "JSON nested 30,000 deep": lambda path: path.write_text(  # under the size limit: RecursionError,
         '{"view":' + "[" * 30000 + "]" * 30000 + "}"),       # uncaught: Now and /api/now answered 500
+    # the latest match and row, but a view of another shape (numbers where words go, a part of
+    # the fields, NaN): the Now page answered 500 "the box could not make this page"
+    "numbers in every field": lambda path: path.write_text(json.dumps({"match": 1, "rows": 10, "view": dict.fromkeys(
+        ("game", "seats", "sides", "phase", "prompt", "score", "dealer", "alert", "menu", "trump"), 5)})),
+    "a view of a few fields": lambda path: path.write_text(json.dumps(
+        {"match": 1, "rows": 10, "view": {"game": "towers", "prompt": ["<script>x</script>"], "alert": None}})),
+    "NaN for a score": lambda path: path.write_text(
+        '{"match": 1, "rows": 10, "view": {"game": "towers", "sides": ["a", "b"], "score": [NaN, 1]}}'),
 }
 
 
 @pytest.mark.parametrize("fault", sorted(SCREEN_FILES))
 def test_a_screen_file_the_box_never_wrote_leaves_the_web_page_answering(tmp_path, fault):
-    """Faults: a pipe in place of the screen file, or one nested past Python's recursion limit.
-    Now each is no screen: the Now page shows the table from the journal, every page answers."""
+    """Faults: a pipe in place of the screen file, one nested past Python's recursion limit, one
+    whose view is not of the shape the box writes. Now each is no screen: the Now page shows the
+    table from the journal, every page answers."""
     fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 10),))
     (tmp_path / "run").mkdir()
     SCREEN_FILES[fault](tmp_path / "run" / "screen.json")
     web = Web(tmp_path)
     try:
-        for p in ("/", "/api/now", "/matches"):
+        for p in ("/", "/api/now", "/now/board", "/matches"):
             status, _, body = web.get(p)
             assert status == 200, (p, status, body)
+        assert '"source": "journal"' in web.get("/api/now")[2].replace('":"', '": "')
     finally:
         web.stop()
 

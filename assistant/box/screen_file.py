@@ -129,6 +129,45 @@ def read_screen(folder):
         data = json.loads(text)
     except (OSError, ValueError, RecursionError):  # nested past Python's limit: no screen the box wrote
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("view"), dict):
+    if not isinstance(data, dict) or not _is_view(data.get("view")):
         return None
     return data, text
+
+
+def _text(x):
+    return isinstance(x, str)
+
+
+def _number(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _maybe(check):
+    return lambda x: x is None or check(x)
+
+
+def _list(check):
+    return lambda x: isinstance(x, list) and all(check(i) for i in x)
+
+
+def _fields(**checks):
+    return lambda x: isinstance(x, dict) and all(k in x and check(x[k]) for k, check in checks.items())
+
+
+_CARD = _fields(name=_text, label=_text)
+_PLACED = _fields(seat=_text, name=_text, label=_text)
+_VIEW = _fields(  # what view_json writes: the Now page reads these fields, nothing else
+    game=_text, seats=_list(_text), sides=_list(_text), phase=_text, prompt=_list(_text), score=_list(_number),
+    dealer=_maybe(_text), turn=_maybe(_text), hand_size=_maybe(_number), trump=_maybe(_text),
+    up_card=_maybe(_CARD), turned_down=_maybe(_text), bidder=_maybe(_text), bid=_maybe(_number),
+    target=_maybe(_number), for_two=lambda x: isinstance(x, bool), double=_number, tricks=_list(_number),
+    points=_list(_number), trick=_list(_PLACED), trick_no=_maybe(_number), flipped=_list(_PLACED),
+    winner=_list(_text), extra=_list(_text), alert=_maybe(_fields(kind=_text, text=_text)),
+    menu=_maybe(_fields(title=_text, items=_list(_text), selected=_number)))
+
+
+def _is_view(view):
+    """A view the box wrote has every field view_json writes, each of its type: a file with the
+    latest match and row but a view of another shape (damaged, or not the box's) made the Now page
+    a 500; it is no screen, and the page shows the table from the journal."""
+    return _VIEW(view)
