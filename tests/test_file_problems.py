@@ -131,6 +131,12 @@ DECKS = {  # harden item 2 (outside tester): each was silent in the log, or only
     "a folder": ("folder", "deck {} cannot be used (cannot read deck: {} is a folder, not a file)"),
     "ten cards": ("ten", "deck {} has 10 of the 32 cards: the other 22 are refused as unknown tags; "
                          "`card-assistant enroll {}` fills it"),
+    # the attack on the box's files: a word of 100,000 letters was said in full, a 100 KB log line
+    "a word of 100,000 letters": (b"04A1B2C3D4E5F6 " + b"A" * 100_000 + b"\n",
+                                  "deck {} cannot be used ({} line 1: 'AAAAAAAAAAAAAAAAAAAAAAAA'... "
+                                  "is neither a tag UID nor a card)"),
+    "a line of 100,000 words": (b"04A1B2C3D4E5F6 JS" + b" x" * 100_000 + b"\n",
+                                "deck {} cannot be used ({} line 1: want `UID CARD`, got '04A1B2C3D4E5F6 JS x x x "),
 }
 
 
@@ -155,6 +161,7 @@ def test_every_deck_problem_is_one_line_in_the_log_at_start(tmp_path, case):
     text = up_and_stopped(tmp_path, state)
     said = [ln for ln in text.splitlines() if ln.startswith("WARNING card-assistant:")]
     assert len(said) == 1 and said[0].startswith("WARNING card-assistant: " + want.format(deck, deck)), text
+    assert len(said[0]) < 600, said[0][:600]
     assert "Traceback" not in text
 
 

@@ -39,6 +39,11 @@ def normal_uid(text):
     return uid
 
 
+def _shown(text, width=24):
+    """Words from the file as a message shows them: quoted, cut to ``width`` characters."""
+    return repr(text) if len(text) <= width else repr(text[:width]) + "..."
+
+
 def parse_deck(text, source="deck"):
     """``{uid: card}`` from a deck file's text; refuses a tag or a card listed twice."""
     deck, line_of_card, line_of_uid = {}, {}, {}
@@ -48,7 +53,9 @@ def parse_deck(text, source="deck"):
             continue
         where = f"{source} line {n}"
         if len(words) != 2:
-            raise DeckError(f"{where}: want `UID CARD`, got {line.strip()!r}")
+            raise DeckError(f"{where}: want `UID CARD`, got {_shown(line.strip(), 60)}")
+        if max(map(len, words)) > 24:  # no UID (20 hex digits) nor card is that long: not said in full
+            raise DeckError(f"{where}: {_shown(max(words, key=len))} is neither a tag UID nor a card")
         try:
             uid, card = normal_uid(words[0]), parse_card(words[1])
         except (DeckError, CardError) as e:
