@@ -403,3 +403,32 @@ def test_a_match_whose_row_is_in_a_wal_frame_with_a_damaged_header_is_kept(tmp_p
     assert r.match_id == 2
     assert r.problems[0].startswith(f"Journal damaged: {len(want)} action(s) recovered, 0 lost, 0 set aside")
     assert lines(path) == want
+
+
+def test_fault_4_a_pipe_in_place_of_the_count_record_does_not_hold_the_start(tmp_path, caplog):
+    """Fault (attack on the state folder): `mkfifo journal.sqlite3.count`. Opening a pipe waits
+    for its other end, so the box never started (the sim: "the simulated box did not start within
+    30 s", for ever at each restart). Now a pipe is not a record: one log line, the box plays on."""
+    import threading
+    from assistant.rules.scenario import Action
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", 5),))
+    record = Path(str(path) + ".count")
+    record.unlink()
+    os.mkfifo(record)
+    done = []
+
+    def play():
+        j = Journal(str(path))
+        j.resume()
+        j.new_match("towers", ("P1", "P2"), {})
+        j.append(Action("pass"), ("P1", "P2"))
+        j.close()
+        done.append(True)
+    with caplog.at_level(logging.WARNING, logger="card-assistant"):
+        box = threading.Thread(target=play, daemon=True)
+        box.start()
+        box.join(HANG_GUARD)
+    assert done, "the box is still opening its count record"
+    said = [m for m in caplog.messages if "count record" in m]
+    assert len(said) == 1 and str(record) in said[0] and "is not a file" in said[0], caplog.messages

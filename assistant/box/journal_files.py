@@ -189,6 +189,18 @@ def _sync_dir(path):
         pass
 
 
+def _open_file(path, flags):
+    """A descriptor of the regular file at ``path``; OSError for anything else: a pipe in its
+    place held the box's start for ever (opening one waits for the other end)."""
+    import stat
+    fd = os.open(path, flags | os.O_NONBLOCK, 0o600)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a file")
+    os.set_blocking(fd, True)
+    return fd
+
+
 class CountRecord:
     """How many actions the journal had saved, kept beside it in a small file of its own
     (``journal.sqlite3.count``) and synced after each commit: ``match`` (the current match),
@@ -209,10 +221,15 @@ class CountRecord:
         """``(match, count, total)`` or None (no record, or a torn one)."""
         import zlib
         try:
-            with open(self.path, "rb") as f:
-                data = f.read(self.SIZE)
+            fd = _open_file(self.path, os.O_RDONLY)
         except OSError:
             return None
+        try:
+            data = os.read(fd, self.SIZE)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
         try:
             text = data.decode("ascii").rstrip(" \n")
             body, _, crc = text.rpartition(" ")
@@ -228,7 +245,7 @@ class CountRecord:
         body = f"count1 {match or 0} {count} {total}"
         line = f"{body} {zlib.crc32(body.encode()):08X}".ljust(self.SIZE - 1).encode() + b"\n"
         if self.fd is None:
-            self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
+            self.fd = _open_file(self.path, os.O_WRONLY | os.O_CREAT)
         os.pwrite(self.fd, line, 0)
         os.fdatasync(self.fd)
 
