@@ -196,6 +196,31 @@ def test_a_power_cut_during_recovery_leaves_the_repaired_journal_to_be_used(tmp_
     assert r.problems == [] and journal_lines(path, 1) == stored[1]
 
 
+@pytest.mark.parametrize("left", ["junk bytes", "a folder"])
+def test_a_repaired_journal_that_is_not_one_never_takes_the_journals_place(tmp_path, left):
+    """Fault (attack on the state folder): a `journal.sqlite3.recovered` of junk (or a folder) beside
+    a sound journal. The start took it for the repaired journal a power cut leaves: the sound
+    journal was set aside and the junk put in its place ("Journal damaged: 0 action(s) recovered,
+    30 lost"; a folder: the box would not start). Now it is set aside, said, and the journal kept."""
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", 30),))
+    stored = journal_lines(path, 1)
+    ready = tmp_path / "journal.sqlite3.recovered"
+    if left == "a folder":
+        ready.mkdir()
+    else:
+        ready.write_bytes(bytes(range(256)) * 40)
+    j, r = open_as_the_box(path)
+    j.close()
+    assert len(r.problems) == 1 and "journal.sqlite3.recovered" in r.problems[0], r.problems
+    assert "the journal is opened as it is" in r.problems[0]
+    assert journal_lines(path, 1) == stored and not ready.exists()
+    kept = [p for p in tmp_path.iterdir() if p.name.endswith(".recovered")]
+    assert len(kept) == 1 and ".damaged-" in kept[0].name
+    if left == "junk bytes":
+        assert kept[0].read_bytes() == bytes(range(256)) * 40
+
+
 def test_journal_and_folder_are_created_private_whatever_the_umask(tmp_path):
     old = os.umask(0)
     try:

@@ -83,13 +83,40 @@ def finish_recovery(path):
     """A power cut between writing the repaired journal and putting it in place leaves it under
     its temporary name (``.recovered``, made only once it is whole and synced): put it in place
     now. Whatever of the damaged files is still under the journal's name is set aside first
-    (never deleted: it may be the only copy)."""
+    (never deleted: it may be the only copy). A ``.recovered`` that is not a whole journal (junk,
+    a folder, damaged since) is set aside instead and the journal left to open as it is: before,
+    it took the journal's place, and a sound journal of 870 actions became "0 recovered, 870
+    lost". Returns the words for that, or None."""
     ready = path + AFTER_RECOVERY
-    if os.path.exists(ready):
-        if any(os.path.lexists(path + s) for s in ("", "-wal", "-shm")):
-            _move_aside(path)
-        os.replace(ready, path)
-        _sync_dir(path)
+    if not os.path.lexists(ready):
+        return None
+    if not _whole_journal(ready):
+        aside = _aside_name(path) + AFTER_RECOVERY
+        os.replace(ready, aside)
+        return (f"{os.path.basename(ready)} (a repaired journal an interrupted repair leaves) is not "
+                f"one: kept as {os.path.basename(aside)}; the journal is opened as it is")
+    if any(os.path.lexists(path + s) for s in ("", "-wal", "-shm")):
+        _move_aside(path)
+    os.replace(ready, path)
+    _sync_dir(path)
+    return None
+
+
+def _whole_journal(path):
+    """A regular file that SQLite reads whole, holding the journal's tables."""
+    import sqlite3
+    if os.path.islink(path) or not os.path.isfile(path):
+        return False
+    try:
+        db = sqlite3.connect(read_only_uri(path) + "&immutable=1", uri=True)
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            return {"meta", "matches", "actions"} <= tables and \
+                db.execute("PRAGMA integrity_check(1)").fetchone() == ("ok",)
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
 
 
 def remove_files(path):

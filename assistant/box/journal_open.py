@@ -42,7 +42,9 @@ class Opening:
 
     def _open(self):
         files.private_dir(os.path.dirname(self.path))
-        files.finish_recovery(self.path)
+        unusable = files.finish_recovery(self.path)
+        if unusable:
+            self.problems.append(unusable)
         if os.path.lexists(self.path) and not os.path.isfile(self.path):
             raise JournalUnavailable(f"{self.path}: the journal's name is taken by something that "
                                      "is not a file; move it away")
