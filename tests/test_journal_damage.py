@@ -221,6 +221,31 @@ def test_a_repaired_journal_that_is_not_one_never_takes_the_journals_place(tmp_p
         assert kept[0].read_bytes() == bytes(range(256)) * 40
 
 
+def test_a_link_in_place_of_the_journal_is_one_line_and_touches_nothing(tmp_path):
+    """Fault (attack on the state folder): journal.sqlite3 replaced by a link to another box's
+    journal, its own -wal (the latest match) left beside the link. SQLite opened the file the link
+    points to and looks for the -wal beside that: the box played on in the other journal, said
+    "the storage lost the latest match", and its own -wal lay unread. Now a link is one line, as a
+    folder in the journal's place is, and no file on either side changes."""
+    other = tmp_path / "other" / "journal.sqlite3"
+    fill(other, (("twenty-nine-random.scn", 10),))
+    state = tmp_path / "state"
+    path = state / "journal.sqlite3"
+    _, box = fill(path, (("towers-random.scn", 20),), close=False)
+    wal = (state / "journal.sqlite3-wal").read_bytes()
+    shutil.copyfile(str(path), str(tmp_path / "kept"))
+    box.db.close()  # as a power cut leaves it: the -wal is not folded in
+    shutil.copyfile(str(tmp_path / "kept"), str(path))
+    (state / "journal.sqlite3-wal").write_bytes(wal)
+    path.unlink()
+    path.symlink_to(other)
+    theirs = other.read_bytes()
+    with pytest.raises(JournalUnavailable, match="taken by a link"):
+        Journal(str(path))
+    assert other.read_bytes() == theirs and (state / "journal.sqlite3-wal").read_bytes() == wal
+    assert not (other.parent / "journal.sqlite3-wal").exists()
+
+
 def test_journal_and_folder_are_created_private_whatever_the_umask(tmp_path):
     old = os.umask(0)
     try:

@@ -45,6 +45,9 @@ class Opening:
         unusable = files.finish_recovery(self.path)
         if unusable:
             self.problems.append(unusable)
+        if os.path.islink(self.path):  # SQLite would open the file it points to, and keep its -wal there
+            raise JournalUnavailable(f"{self.path}: the journal's name is taken by a link (to "
+                                     f"{os.readlink(self.path)[:80]}), not a file; move it away")
         if os.path.lexists(self.path) and not os.path.isfile(self.path):
             raise JournalUnavailable(f"{self.path}: the journal's name is taken by something that "
                                      "is not a file; move it away")
