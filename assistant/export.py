@@ -82,7 +82,11 @@ def _scenario(journal, mid):
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started))
     except (TypeError, ValueError, OverflowError, OSError):  # damage the box sets aside: the actions still count
         when = "at a time the journal cannot say"
-    return f"# match {mid} of the box's journal, started {when}\n# this file {WARNING}\n" + journal.export(mid)
+    left_out = []
+    text = journal.export(mid, left_out)
+    for words in left_out:  # the file ends with these words too
+        print(f"card-assistant export: match {mid}: {words}", file=sys.stderr)
+    return f"# match {mid} of the box's journal, started {when}\n# this file {WARNING}\n" + text
 
 
 def _write_all(journal, ids, folder):

@@ -75,3 +75,26 @@ def test_export_problems_are_one_line(tmp_path):
     proc = export("--state-dir", tmp_path, tmp_path / "no-folder" / "x.scn")
     assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and "cannot write" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_an_earlier_match_with_a_line_that_cannot_be_read_is_not_cut_silently(tmp_path):
+    """Fault (rows changed with the sqlite3 shell): row 5 of match 1 made a line no towers match
+    has ('bid P1 16'). The box sets aside such a tail only in the match it resumes, so `export
+    --all` wrote match 1 cut after row 4 without a word, a bug report missing 25 actions. Now the
+    file ends with a comment saying how many were left out and why, and export says it too."""
+    import sqlite3
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", 30), ("towers-random.scn", 10)))
+    db = sqlite3.connect(path)
+    db.execute("UPDATE actions SET line='bid P1 16' WHERE match=1 AND seq=5")
+    db.commit()
+    db.close()
+    proc = export("--all", "--state-dir", tmp_path, tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    said = proc.stderr.splitlines()
+    assert said[0] == ("card-assistant export: match 1: its last 26 action(s) in the journal cannot be read "
+                       "(unreadable line) and are left out"), said
+    text = (tmp_path / "out" / "match-1.scn").read_text().splitlines()
+    assert text[-1] == "# its last 26 action(s) in the journal cannot be read (unreadable line) and are left out"
+    assert len([ln for ln in text if not ln.startswith(("#", "game", "seats"))]) == 4
+    assert replay_lines(text).actions  # still a scenario that replays

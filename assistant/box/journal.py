@@ -267,16 +267,25 @@ class Journal(Opening, Losses):
         except sqlite3.Error:
             return False  # the rows stay; the next resume sets them aside again
 
-    def export(self, match_id=None):
+    def export(self, match_id=None, left_out=None):
         """The scenario text of a stored match: every action as journaled, undo lines included, up
-        to the first one that cannot be applied. Reads only: the current match does not change."""
+        to the first one that cannot be applied; those from there on are left out, and a comment at
+        the end says so (its words also appended to ``left_out``, a list). Reads only: the current
+        match does not change."""
         match, rows, problem = self.read(match_id)
         if match is None:
             return None
         good = rows if problem is None else rows[:problem[0]]
         header = match.export().split("\n")
         header = [h for h in header if h.startswith(("game", "seats", "option", "#"))]
-        return "\n".join(header + [line for _, line in good]) + "\n"
+        tail = []
+        if problem is not None:  # an earlier match's is set aside by no one: said, not silently cut
+            words = (f"its last {len(rows) - problem[0]} action(s) in the journal cannot be read "
+                     f"({problem[1]}) and are left out")
+            tail = [f"# {words}"]
+            if left_out is not None:
+                left_out.append(words)
+        return "\n".join(header + [line for _, line in good] + tail) + "\n"
 
     def close(self):
         self.db.close()
