@@ -643,3 +643,41 @@ def test_the_board_page_of_a_match_in_play_says_neither_finished_nor_download(tm
     finally:
         server.shutdown()
     board.close()
+
+
+@pytest.mark.parametrize("started", [1e308, -1e308, 10 ** 30, 1e18])
+def test_a_match_start_whose_time_no_calendar_holds_is_refused_and_the_page_stays_up(tmp_path, started):
+    """Fault (attack on the club): a match start from one table whose time was a number no calendar
+    holds (1e308, 10**30) was stored, and the board's page of every table then answered "the board
+    could not draw this page" (OverflowError in its dates). Now such a start is refused in a line,
+    like one whose time is not a number, and every page is drawn."""
+    from assistant.club.page import club_page, records
+    from assistant.web import pages
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    good = {"v": 1, "kind": "start", "game": "towers", "seats": ["Ann", "Bob"], "options": {},
+            "started": 1_700_000_000}
+    board.receive("club/c/t1/events", json.dumps(dict(good, id=["t1", 1, 0], started=started)).encode())
+    board.receive("club/c/t2/events", json.dumps(dict(good, id=["t2", 1, 0])).encode())
+    board.receive("club/c/t2/events", json.dumps({"v": 1, "id": ["t2", 1, 1], "kind": "action",
+                                                  "line": "flip JS", "hand": 0, "t": started}).encode())
+    assert board.counts["refused"] == 1 and board.counts["stored"] == 2
+    recs = records(board)
+    assert "Table t2" in club_page(board, recs) and all(pages.match_page(r) for r in recs)
+    board.close()
+
+
+@pytest.mark.parametrize("club", ["a/#", "a+b", ""])
+def test_a_board_club_name_that_is_no_topic_level_is_one_line(tmp_path, club):
+    """Fault (attack on the board's command line): --club "a/#" or "a+b" started the board, then
+    paho raised "Invalid subscription filter" in its network thread at the first connection (a
+    traceback), which ended that thread: the board served its page for ever and heard nothing.
+    Now it is refused at once, in one line, as a box's [club] club is."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    proc = subprocess.run([sys.executable, "-m", "assistant.cli", "board", "--broker", "mqtt://board@127.0.0.1:1",
+                           "--db", str(tmp_path / "b.sqlite3"), "--club", club],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "--club" in lines[0] and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "b.sqlite3").exists()

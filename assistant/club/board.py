@@ -24,7 +24,6 @@ back in time).
 """
 import json
 import logging
-import math
 import os
 import re
 import sqlite3
@@ -178,7 +177,7 @@ class Board:
         if self._held(table, mid, n) and sum(self._waiting(table)) >= MAX_HELD:
             raise Refusal(f"out of order: match {mid} event {n} would be held behind a gap with {MAX_HELD} "
                           "others of this table (the match's record brings it again)")
-        t = ev.get("t") if type(ev.get("t")) in (int, float) and math.isfinite(ev["t"]) else None
+        t = _calendar_time(ev.get("t"))
         received = time.time()
         self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
                         (table, mid, n, json.dumps(body), t, received))
@@ -278,8 +277,8 @@ def _checked(ev, n):
                 or not all(isinstance(s, str) and 0 < len(s) <= 40 for s in seats) or not isinstance(options, dict):
             raise Refusal("a malformed match start")
         started = ev.get("started")
-        if started is not None and (type(started) not in (int, float) or not math.isfinite(started)):
-            raise Refusal("a match start whose time is not a number")
+        if started is not None and _calendar_time(started) is None:  # 1e308 made every page a 500
+            raise Refusal("a match start whose time is not a number a calendar holds")
         try:  # seats a scenario can name (one word each, all different) and house rules the engine takes
             if any(s.split() != [s] for s in seats):
                 raise ValueError("a seat of more than one word")
@@ -304,6 +303,17 @@ def _checked(ev, n):
         if key in ev:
             body[key] = ev[key]
     return body
+
+
+def _calendar_time(value):
+    """``value`` if it is a time the pages can show (a finite number a calendar holds), else None."""
+    if type(value) not in (int, float):
+        return None
+    try:
+        time.localtime(value)
+    except (OverflowError, OSError, ValueError):  # inf, nan, 1e308, 10**30
+        return None
+    return value
 
 
 def _meaning(body):
@@ -392,10 +402,13 @@ def main(argv):
                         "not on the command line, where every user of the machine can read it")
     args = p.parse_args(argv)
     from assistant.club.publisher import broker_address
+    from assistant.box.config import NAME_RE
     try:
         broker_address(args.broker)
     except ValueError as e:
         p.error(str(e))
+    if not NAME_RE.fullmatch(args.club):  # "a/#" or "a+b" is no topic level: paho raised in its thread
+        p.error(f"--club {args.club!r} should be 1 to 40 letters, digits, '-' or '_' (as a box's [club] club)")
     if not 0 <= args.port <= 65535:
         p.error(f"--port {args.port} is not a port")
     if args.cafile is not None:
