@@ -101,3 +101,49 @@ def test_a_journal_replaced_under_the_web_page_never_serves_a_match_in_play(tmp_
         assert '"state": "in play"' in web.get("/api/matches")[2]
     finally:
         web.stop()
+
+
+def test_more_clients_than_the_page_serves_at_once_get_a_plain_503_and_no_traceback(tmp_path):
+    """Fault (attack on the web page): every connection got a thread of its own, with no limit, and
+    a client may hold one by sending nothing for up to 15 s, or a byte now and then for ever: a few
+    hundred idle connections from the club's Wi-Fi ran the process out of threads (a 32-bit Pi's
+    address space holds about 350), and each one after that wrote a traceback ("can't start new
+    thread") to the log while the page answered nobody. Now at most MAX_CLIENTS are served at once;
+    the next get a plain 503 line at once, with no thread, and the log says so once, and once when
+    it is over."""
+    from assistant.web.server import MAX_CLIENTS
+    from test_stats import write_journal
+    from test_web_faults import Web
+    write_journal(tmp_path)
+    web = Web(tmp_path)
+    idle = []
+    try:
+        for _ in range(MAX_CLIENTS):
+            s = socket.create_connection(("127.0.0.1", web.port), timeout=HANG)
+            s.sendall(b"GET / HTTP/1.1\r\n")  # and no more: it holds its thread
+            idle.append(s)
+        extra = socket.create_connection(("127.0.0.1", web.port), timeout=HANG)  # answered unasked
+        answer = b""
+        while chunk := extra.recv(4096):
+            answer += chunk
+        extra.close()
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.0 503 ") and body == b"too many clients at once: try again in a few seconds\n"
+        for s in idle:
+            s.close()
+        idle = []
+        while True:  # the idle clients' threads end as their connections close
+            try:
+                status = web.get("/api/now")[0]
+            except ConnectionError:
+                continue
+            if status == 200:
+                break
+            assert status == 503
+    finally:
+        for s in idle:
+            s.close()
+        err = web.stop()
+    assert "Traceback" not in err
+    said = err.splitlines()[1:]
+    assert len(said) == 2 and f"{MAX_CLIENTS} clients at once" in said[0] and "fewer than" in said[1], err

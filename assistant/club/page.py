@@ -196,5 +196,6 @@ def serve(board, host, port):
             pass
 
     server = Server((host, port), Handler)  # the box's page's server: a client gone is no traceback
+    server.name = "card-assistant board"
     threading.Thread(target=server.serve_forever, name="board-page", daemon=True).start()
     return server
