@@ -147,3 +147,47 @@ def test_more_clients_than_the_page_serves_at_once_get_a_plain_503_and_no_traceb
     assert "Traceback" not in err
     said = err.splitlines()[1:]
     assert len(said) == 2 and f"{MAX_CLIENTS} clients at once" in said[0] and "fewer than" in said[1], err
+
+
+def raw_answer(port, request):
+    s = socket.create_connection(("127.0.0.1", port), timeout=HANG)
+    s.sendall(request)
+    answer = b""
+    while chunk := s.recv(4096):
+        answer += chunk
+    s.close()
+    return answer
+
+
+@pytest.mark.parametrize("request_", [b"\x00\xff garbage\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
+                                      b"OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                      b"GET / HTTP/1.1\r\n" + b"X: a\r\n" * 200 + b"\r\n"])
+def test_a_request_the_standard_library_refuses_gets_one_plain_line(tmp_path, request_):
+    """Fault (attack on the web page): a garbled request, a method it does not take, too many
+    headers: each was answered with the standard library's 14-line HTML error page, unlike every
+    other answer of the page (one plain line). Now one plain line too; the board's page likewise."""
+    from test_stats import write_journal
+    from test_web_faults import Web
+    write_journal(tmp_path)
+    web = Web(tmp_path)
+    try:
+        answer = raw_answer(web.port, request_)
+    finally:
+        err = web.stop()
+    head, _, body = answer.rpartition(b"\r\n\r\n") if b"\r\n\r\n" in answer else (b"", b"", answer)
+    assert body.count(b"\n") == 1 and body.endswith(b"\n") and b"<" not in body, answer
+    assert b"text/html" not in head and "Traceback" not in err
+
+
+def test_the_board_page_refuses_a_method_in_one_plain_line(tmp_path):
+    from assistant.club.board import Board
+    from assistant.club.page import serve
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    server = serve(board, "127.0.0.1", 0)
+    try:
+        answer = raw_answer(server.server_address[1], b"POST / HTTP/1.0\r\n\r\n")
+    finally:
+        server.shutdown()
+        board.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 501 ") and body == b"501 Unsupported method ('POST')\n", answer

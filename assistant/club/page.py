@@ -10,13 +10,12 @@ import json
 import re
 import threading
 from html import escape
-from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
 
 from assistant.rules.scenario import format_action
 from assistant.box.stats import FINISHED, IN_PLAY, replay_match, standings, wins_over_time
 from assistant.web import pages
-from assistant.web.server import HEADERS, Server
+from assistant.web.server import HEADERS, PlainErrors, Server
 
 NAV = (("/", "Tables"), ("/players", "Players"))  # the board's own pages (a box's are Now, Matches, Players)
 TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's own page
@@ -150,7 +149,7 @@ def serve(board, host, port):
     """Serve in a thread; returns the server (``server_address[1]`` is the port)."""
     style = files("assistant.web").joinpath("static", "style.css").read_bytes()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(PlainErrors):
         server_version = "card-assistant-board"
         sys_version = ""
         timeout = TIMEOUT

@@ -159,7 +159,14 @@ ROUTES = [
 ]
 
 
-class Handler(BaseHTTPRequestHandler):
+class PlainErrors(BaseHTTPRequestHandler):
+    """The standard library's own refusals (a garbled request, 405, 414, 431, 501) as one plain
+    line, like every other answer, instead of its HTML page."""
+    error_message_format = "%(code)d %(message)s\n"
+    error_content_type = "text/plain; charset=utf-8"
+
+
+class Handler(PlainErrors):
     server_version = "card-assistant"
     sys_version = ""
     protocol_version = "HTTP/1.1"
