@@ -95,3 +95,13 @@ def test_a_number_that_is_not_finite_is_named_like_every_other_key():
     with pytest.raises(ConfigError) as e:
         config.from_dict({"buttons": {"hold_time": float("nan")}}, "c.toml")
     assert str(e.value) == "c.toml: [buttons] hold_time should be a finite number, not nan"
+
+
+def test_a_text_value_longer_than_any_path_is_refused_in_a_short_line():
+    """Fault (attack on the config): [reader] device of 100,000 characters was taken; the box then
+    logged a 300 KB line (the path twice, in the reader's "cannot open") at every start, and put
+    it in the screen's alert. Now the config is refused in a line that gives its length only."""
+    with pytest.raises(ConfigError) as e:
+        config.from_dict({"reader": {"device": "/dev/" + "a" * 100_000}}, "c.toml")
+    assert str(e.value) == ("c.toml: [reader] device is 100005 characters long: no path, address or "
+                            "name is longer than 4096")

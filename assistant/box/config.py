@@ -37,6 +37,7 @@ NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a club's or a table's name: one 
 CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")  # in no path, device, address or name of the config
 MAX_HOLD = 10.0  # seconds: a hold_time beyond this is a typo (no hold would ever count)
 MAX_BAUD = 4_000_000  # the fastest rate Linux's serial drivers take
+MAX_TEXT = 4096  # characters in any text value: Linux's longest path (PATH_MAX)
 
 
 class ConfigError(ValueError):
@@ -193,6 +194,9 @@ def _validate(cfg, source):
             value = getattr(getattr(cfg, section.name), f.name)
             if any(isinstance(v, str) and CONTROL_RE.search(v) for v in (value if isinstance(value, tuple) else (value,))):
                 problems.append(f"[{section.name}] {f.name} holds a control character (a NUL, a newline)")
+            elif isinstance(value, str) and len(value) > MAX_TEXT:  # else repeated whole in the log
+                problems.append(f"[{section.name}] {f.name} is {len(value)} characters long: no path, "
+                                f"address or name is longer than {MAX_TEXT}")
     if b.bounce_time >= b.hold_time:
         problems.append("[buttons] bounce_time must be shorter than hold_time")
     if not 0 < cfg.web.port < 65536:
