@@ -76,3 +76,14 @@ def test_a_deal_scan_refuses_the_face_down_trump_in_the_words_for_a_card_another
     h.tap(1, "AS")                                  # P1 scans AS
     trump, scanned = h.tap(3, "QS").alert.text, h.tap(3, "AS").alert.text
     assert trump == scanned == "That card cannot be in P3's hand: another hand holds it"
+
+
+def test_a_pair_declared_without_the_king_says_so_not_that_another_hand_holds_it():
+    """Fault (pair=on with known hands): a pair declared by a player whose K of trump is in
+    another known hand was refused with "KH is known to be in another hand", which told the
+    table what a hidden (scanned) hand held. Now: the player does not hold it."""
+    text = ("game twenty-nine\noption pair=on\nflip JS\n"
+            "hand P1 JS 9S AS 10S KH QH 8H 7H\nhand P2 JH 9H AH 10H KD QD 8D 7D\n"
+            "hand P3 JD 9D AD 10D KC QC 8C 7C\nhand P4 JC 9C AC 10C KS QS 8S 7S\n"
+            "pass\npass\nbid 16\npass\ntrump 10C\nplay JH\ncall\nplay 7C\nplay 8S\nplay 7H\npair P1")
+    assert refused(text) == "P1 does not hold KC"

@@ -86,9 +86,9 @@ class HouseRules:
         for c in (card(t, KING), card(t, QUEEN)):
             if self.played & BIT[c]:
                 raise Refused("card-seen", f"{card_name(c)} was already played this round")
-            if not self.known[s] & BIT[c]:
+            if not self.known[s] & BIT[c]:  # where else it is stays unsaid: a known hand is hidden
                 if self._elsewhere(s, BIT[c]):
-                    raise Refused("card-elsewhere", f"{card_name(c)} is known to be in another hand")
+                    raise Refused("card-elsewhere", f"{self.name(s)} does not hold {card_name(c)}")
                 if self._full(s):
                     raise Refused("not-held", f"{self.name(s)} does not hold {card_name(c)}")
         if (self.known[s] | kq).bit_count() > self.left[s]:
