@@ -154,3 +154,12 @@ def test_sim_a_refused_player_tag_does_not_stay_over_the_flip(tmp_path):
     assert lines[3].endswith("refused: Ann already has a seat"), lines
     assert lines[4].endswith("screen: P2: tap player tag: [Guest]"), lines  # Back cleared it
     assert lines[-1].endswith("screen: flip: Flip for the deal: / tap one card each"), lines
+
+
+@pytest.mark.parametrize("typed", ["² AS", "² Ann", "٣ AS"])
+def test_sim_a_digit_that_is_no_pad_number_is_one_plain_line_not_an_internal_error(tmp_path, typed):
+    """Fault: "² Ann" ("²" is a digit to str.isdigit, not to int()) ended the simulator with
+    "internal error (ValueError)", and "² AS" said Python's "invalid literal for int()"."""
+    out = sim(tmp_path, ["", typed], "--player", "Ann")
+    assert f"{typed!r} is not a card: {typed.split()[0]!r} is not one" in out
+    assert "internal error" not in out

@@ -142,7 +142,7 @@ def tap_cards(sim, line):
     """``JS``, ``2 JS``, or several cards pasted at once (``2 AS KS QS``): each tapped in turn,
     on the pad named or else on that of the seat the screen asks, until the box refuses one."""
     words = line.replace(",", " ").split()  # "AS, KS, QS" as pasted from a list
-    pad = int(words.pop(0)) - 1 if len(words) > 1 and words[0].isdigit() else None
+    pad = int(words.pop(0)) - 1 if len(words) > 1 and is_pad_number(words[0]) else None
     cards = []
     for word in words:
         try:
@@ -151,7 +151,7 @@ def tap_cards(sim, line):
             if len(words) > 1:
                 say(f"  {line[:40]!r} is not a card: {word[:20]!r} is not one (type JS, a pad and a "
                     f"card: 2 JS, or cards one after another: AS KS QS)")
-            elif word[:1].isdigit() and _is_card(word[1:]) and not _is_card(word):  # "2JS"
+            elif is_pad_number(word[:1]) and _is_card(word[1:]) and not _is_card(word):  # "2JS"
                 say(f"  {word!r} is not a card: a pad and a card take a space, like {word[0]} {word[1:]}")
             elif word.isalpha() and len(word) > 3:  # a word: "pass", "accept"
                 say(f"  {word[:40]!r} is not a card or a key: choose with a/d (left/right) and Enter "
@@ -175,6 +175,12 @@ def tap_cards(sim, line):
             return
 
 
+def is_pad_number(word):
+    """Whether ``word`` is a pad number: digits 0-9 only (str.isdigit also takes "²" and "٣",
+    which int() refuses)."""
+    return word.isascii() and word.isdigit()
+
+
 def _is_card(text):
     try:
         parse_card(text)
@@ -194,6 +200,6 @@ def default_pad(sim):
 def player_tag(line, players):
     """Whether ``line`` taps a player's tag: the name alone, or a pad number and the name."""
     parts = line.split()
-    if not parts or len(parts) > 2 or (len(parts) == 2 and not parts[0].isdigit()):
+    if not parts or len(parts) > 2 or (len(parts) == 2 and not is_pad_number(parts[0])):
         return False
     return parts[-1].lower() in (n.lower() for n in players.values())
