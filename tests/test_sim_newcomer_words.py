@@ -87,11 +87,15 @@ def test_sim_cards_pasted_from_a_list_with_commas_are_tapped(tmp_path):
     ("♠J", "'♠J' is not a card: write the rank first, like J♠"),
     ("AS K", "'AS K' is not a card: 'K' is not one (type JS, a pad and a card: 2 JS, or cards"),
     ("2JS", "'2JS' is not a card: a pad and a card take a space, like 2 JS"),
+    ("10 H", "'10 H' is not a card: write it without a space, like 10H"),
+    ("Ann", "'Ann' is not a card or a key"),
+    ("\x1b[H", "that key is no button of the box: a/d or the left and right arrows move, Enter is OK"),
 ])
 def test_sim_a_word_that_is_no_card_says_what_a_card_is_not_a_wrong_part_of_it(tmp_path, typed, said):
     """Fault: "pass" said "'pas' is not a rank", "10" said "'0' is not a suit", "♠J" said "'J' is
-    not a suit", "2JS" said "'2J' is not a rank": the words pointed at a part of what was typed
-    that was not the mistake."""
+    not a suit", "2JS" said "'2J' is not a rank", "10 H" said "'H' is not a card", "Ann" (no such
+    player) said "'n' is not a suit", the Home key said "'\\x1b[' is not a rank": the words pointed
+    at a part of what was typed that was not the mistake."""
     out = sim(tmp_path, [typed])
     assert said in out, out[-600:]
 

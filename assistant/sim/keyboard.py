@@ -125,6 +125,9 @@ def interactive(sim):
                 sim.press(button)
             if None in buttons:
                 say("  the up and down arrows are no button of the box: left and right move, Enter is OK")
+        elif line.startswith("\x1b"):  # another key's escape sequence: Home, F1, Ctrl+arrow...
+            say("  that key is no button of the box: a/d or the left and right arrows move, Enter is OK, "
+                "b Back (help lists the keys)")
         elif player_tag(line, sim.players):
             parts = line.split()
             pad = int(parts[0]) - 1 if len(parts) == 2 else 0
@@ -141,6 +144,10 @@ def interactive(sim):
 def tap_cards(sim, line):
     """``JS``, ``2 JS``, or several cards pasted at once (``2 AS KS QS``): each tapped in turn,
     on the pad named or else on that of the seat the screen asks, until the box refuses one."""
+    whole = "".join(line.split())
+    if whole != line and _is_card(whole):  # "10 H", "J S"
+        say(f"  {line!r} is not a card: write it without a space, like {whole}")
+        return
     words = line.replace(",", " ").split()  # "AS, KS, QS" as pasted from a list
     pad = int(words.pop(0)) - 1 if len(words) > 1 and is_pad_number(words[0]) else None
     cards = []
@@ -153,7 +160,7 @@ def tap_cards(sim, line):
                     f"card: 2 JS, or cards one after another: AS KS QS)")
             elif is_pad_number(word[:1]) and _is_card(word[1:]) and not _is_card(word):  # "2JS"
                 say(f"  {word!r} is not a card: a pad and a card take a space, like {word[0]} {word[1:]}")
-            elif word.isalpha() and len(word) > 3:  # a word: "pass", "accept"
+            elif word.isalpha() and len(word) > 2:  # a word ("pass", "Ann"): no card is 3 letters
                 say(f"  {word[:40]!r} is not a card or a key: choose with a/d (left/right) and Enter "
                     "(OK); help lists the keys")
             else:
