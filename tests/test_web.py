@@ -382,3 +382,19 @@ def test_times_on_the_pages_name_their_zone(tmp_path):
     shifted = time.strftime("%H:%M", time.gmtime(started + 5.5 * 3600))
     assert f'<span class="nw">{shifted} XST</span>' in matches, matches
     assert re.search(rf"started \d{{4}}-\d\d-\d\d {shifted} XST", match), match
+
+
+def test_a_twenty_nine_match_page_says_round_where_its_list_says_round(site):
+    """Fault: a Twenty-Nine match's page listed "Round 1: Bob bid 18, missed" under the heading
+    "Hand by hand", its chart counted "8 hands" and its reneges said "Dev, hand 6, trick 1": one
+    page, two words for one thing (the rulebook's and the standings' "round"). Now a Twenty-Nine
+    page says round throughout, a towers page hand."""
+    folder, port = site
+    matches = json.loads(request(port, "GET", "/api/matches")[2])
+    for m in matches:
+        page = request(port, "GET", f"/matches/{m['id']}")[2]
+        word, other = ("round", "hand") if m["game"] == "twenty-nine" else ("hand", "round")
+        assert f"{word.capitalize()} by {word}" in page and f"<th>{word.capitalize()}</th>" in page or \
+            f"No {word} scored yet" in page, (m["id"], page)
+        assert f" {word}s<" in page or f" {word}<" in page, m["id"]
+        assert other.capitalize() + " by" not in page and f" {other}s<" not in page, m["id"]

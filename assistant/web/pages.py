@@ -6,6 +6,7 @@ from html import escape
 from assistant.rules.cards import SUIT_SYMBOLS, SUITS, CardError, is_red, parse_suit
 from assistant.rules.match import ENGINES, engine_class
 from assistant.box.stats import ABANDONED, FINISHED, IN_PLAY
+from assistant.box.table_view import desk
 from assistant.box.view import ALERT_TITLES
 from assistant.web.svg import line_chart
 
@@ -186,7 +187,8 @@ def match_page(rec, nav=NAV, download=True, above=""):
     series = [(sides[s], [0] + [h.score[s] for h in rec.hands]) for s in (0, 1)]
     hands = "".join(f"<tr><td>{escape(h.words)}</td><td class=n>{h.score[0]}–{h.score[1]}</td></tr>"
                     for h in rec.hands)
-    reneges = "".join(f"<li>{escape(r['seat'])}, hand {r['hand']}, trick {r['trick']}</li>" for r in rec.reneges)
+    hand = desk(rec.game).HAND  # the rulebook's word: a towers hand, a Twenty-Nine round
+    reneges = "".join(f"<li>{escape(r['seat'])}, {hand} {r['hand']}, trick {r['trick']}</li>" for r in rec.reneges)
     head = f"Match {rec.id}: {GAME_NAMES[rec.game]}"
     if not download:
         download = ""
@@ -202,10 +204,10 @@ def match_page(rec, nav=NAV, download=True, above=""):
                else f'<p class="score">{score_words(rec)}</p>')
             + (f"<p>Winner: {escape(' and '.join(rec.winner))}</p>" if rec.winner else "")
             + (f'<p class="warn">{escape(rec.problem)}</p>' if rec.problem else "")
-            + "<h2>Score through the match</h2>" + line_chart(series, "score after each hand", "hands")
-            + "<h2>Hand by hand</h2>"
-            + (f'<div class="scroll"><table><tr><th>Hand</th><th class=n>Score</th></tr>{hands}</table></div>'
-               if hands else '<p class="quiet">No hand scored yet.</p>')
+            + "<h2>Score through the match</h2>" + line_chart(series, f"score after each {hand}", f"{hand}s")
+            + f"<h2>{hand.capitalize()} by {hand}</h2>"
+            + (f'<div class="scroll"><table><tr><th>{hand.capitalize()}</th><th class=n>Score</th></tr>{hands}</table></div>'
+               if hands else f'<p class="quiet">No {hand} scored yet.</p>')
             + "<h2>Reneges</h2>" + (f"<ul>{reneges}</ul>" if reneges else '<p class="quiet">None proven.</p>')
             + download)
     return page(head, "/matches", body, nav=nav)
