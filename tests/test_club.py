@@ -486,20 +486,41 @@ def test_club_in_a_box_with_chaos(tmp_path):
     assert (tmp_path / "board-password").stat().st_mode & 0o777 == 0o600
 
 
-def test_the_club_page_shows_every_table_and_the_standings(tmp_path):
-    """Issue 14 item 2: the page on the web stack: tables, one match with its chart, players."""
+def served_board(board):
+    """The board's page on a free port, and a function that GETs a path of it as text."""
     import urllib.request
     from assistant.club.page import serve
+    server = serve(board, "127.0.0.1", 0)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    return server, lambda path: urllib.request.urlopen(base + path, timeout=5).read().decode()
+
+
+def page_of(board, path):
+    """One page of the board, served for the one request."""
+    server, get = served_board(board)
+    try:
+        return get(path)
+    finally:
+        server.shutdown()
+
+
+def deliver(board, journal):
+    """Every message of a box's outbox, straight to the board (no broker)."""
+    for _, topic, payload in journal.outbox_rows(0, 100_000):
+        board.receive(topic, payload.encode())
+
+
+def test_the_club_page_shows_every_table_and_the_standings(tmp_path):
+    """Issue 14 item 2: the page on the web stack: tables, one match with its chart, players."""
+    import urllib.error
     board = Board(str(tmp_path / "b.sqlite3"), "c")
     for name, game, seats in (("t1", "towers", ("Ann", "Bob")), ("t2", "twenty-nine", ("Ann", "Cat", "Dan", "Eve"))):
         j, t, bot = bot_table(tmp_path, game, 2, name=name)
         play(t, bot, game, seats)
         for _, topic, payload in j.outbox_rows(0, 100_000):
             board.receive(topic, payload.encode())
-    server = serve(board, "127.0.0.1", 0)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    server, get = served_board(board)
     try:
-        get = lambda path: urllib.request.urlopen(base + path, timeout=5).read().decode()  # noqa: E731
         home = get("/")
         assert "Table t1" in home and "Table t2" in home and "finished" in home
         match = get("/matches/1")
@@ -615,8 +636,6 @@ def test_the_board_page_of_a_match_in_play_says_neither_finished_nor_download(tm
     word ("Ann + / Cleo 4 / – 0 / Bob + / Dev") and the start's date ran off the screen. Now the
     board's own links, a side a line and the date and time each unbroken, as a box's Matches."""
     import urllib.error
-    import urllib.request
-    from assistant.club.page import serve
     board = Board(str(tmp_path / "b.sqlite3"), "c")
     j, t, bot = bot_table(tmp_path, "twenty-nine", 2)
     t.new_match("twenty-nine", {}, seats=("Ann", "Bob", "Cat", "Dan"))
@@ -624,10 +643,8 @@ def test_the_board_page_of_a_match_in_play_says_neither_finished_nor_download(tm
         assert t.apply(bot.next_action(t.match.engine))
     for _, topic, payload in j.outbox_rows(0, 100_000):
         board.receive(topic, payload.encode())
-    server = serve(board, "127.0.0.1", 0)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    server, get = served_board(board)
     try:
-        get = lambda path: urllib.request.urlopen(base + path, timeout=5).read().decode()  # noqa: E731
         match = get("/matches/1")
         assert "in play" in match and "finished" not in match and "scenario" not in match, match
         assert 'href="/">Tables</a>' in match and ">Now<" not in match and "Table t1, match 1" in match

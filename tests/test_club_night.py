@@ -13,7 +13,7 @@ import pytest
 from assistant.club.board import Board
 from assistant.club.page import club_json
 from test_club import (broker, bot_table, finished_match, live_board, play, send, send_all,  # noqa: F401
-                       wait_for)
+                       deliver, page_of, served_board, wait_for)
 
 
 def test_a_message_the_board_cannot_read_never_stops_its_subscription(broker, live_board, tmp_path):
@@ -253,11 +253,8 @@ def test_a_table_whose_box_is_gone_is_shown_so_not_as_a_match_being_played(broke
     board last heard from it; connected again, it is "Box connected"."""
     import signal
     import time
-    import urllib.request
-    from assistant.club.page import serve
-    server = serve(live_board, "127.0.0.1", 0)
-    page = lambda: urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/",  # noqa: E731
-                                          timeout=5).read().decode()
+    server, get = served_board(live_board)
+    page = lambda: get("/")  # noqa: E731
     cfg = tmp_path / "t1.toml"
     cfg.write_text(f'[club]\nbroker = "mqtt://127.0.0.1:{broker.port}"\nclub = "c"\ntable = "t1"\n'
                    f'password = "{broker.passwords["t1"]}"\n')
@@ -302,24 +299,16 @@ def test_a_table_whose_messages_are_refused_says_so_on_the_page_not_only_in_the_
     stored, and the page only went on saying when it last heard from that table; the reason was
     in the board's log alone. Now the table's part of the page says how many of its messages were
     refused and where to look; a table with none refused says nothing of the kind."""
-    import urllib.request
-    from assistant.club.page import serve
     board = Board(str(tmp_path / "b.sqlite3"), "c")
     for folder, seed in (("first", 11), ("again", 12)):  # the same table t1, two journals
         j, t, bot = bot_table(tmp_path / folder, "towers", seed)
         play(t, bot, "towers", ("Ann", "Bob"))
-        for _, topic, payload in j.outbox_rows(0, 100_000):
-            board.receive(topic, payload.encode())
+        deliver(board, j)
         j.close()
     j, t, bot = bot_table(tmp_path / "other", "towers", 13, name="t2")
     play(t, bot, "towers", ("Cat", "Dan"))
-    for _, topic, payload in j.outbox_rows(0, 100_000):
-        board.receive(topic, payload.encode())
-    server = serve(board, "127.0.0.1", 0)
-    try:
-        home = urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/", timeout=5).read().decode()
-    finally:
-        server.shutdown()
+    deliver(board, j)
+    home = page_of(board, "/")
     t1, t2 = home.split("<h2>Table t1</h2>")[1].split("<h2>Table t2</h2>")
     n = board.counts["refused"]  # all of them t1's
     assert n > 0 and f"{n} messages from this table refused: the board's log says why" in t1, t1
@@ -334,8 +323,6 @@ def test_a_player_seated_at_two_tables_at_once_is_pointed_out_not_silently_added
     said so. Now the Players page names a player seated at two tables at the same time (by the
     board's own clock: when it received each match's first and latest event), with the tables and
     matches; the same name at two tables one after the other is a player who moved, said nothing of."""
-    import urllib.request
-    from assistant.club.page import serve
     board = Board(str(tmp_path / "b.sqlite3"), "c")
     rows = {}
     for name, seats, seed in (("t1", ("Eve", "Bob"), 2), ("t2", ("Eve", "Dan"), 3), ("t3", ("Bob", "Cat"), 4)):
@@ -349,12 +336,7 @@ def test_a_player_seated_at_two_tables_at_once_is_pointed_out_not_silently_added
         board.receive(topic, payload.encode())
     for topic, payload in rows["t3"]:  # then Bob moved to t3
         board.receive(topic, payload.encode())
-    server = serve(board, "127.0.0.1", 0)
-    try:
-        players = urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/players",
-                                         timeout=5).read().decode()
-    finally:
-        server.shutdown()
+    players = page_of(board, "/players")
     assert "Seated at two tables at the same time" in players
     assert "<li>Eve: table t1 match 1 and table t2 match 1, both in play at " in players, players
     assert "Bob:" not in players  # t1, then t3: he moved
