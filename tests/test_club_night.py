@@ -343,3 +343,17 @@ def test_a_player_seated_at_two_tables_at_once_is_pointed_out_not_silently_added
     from assistant.club.page import records, two_tables_at_once
     assert [c[:3] for c in two_tables_at_once(board, records(board))] == [("Eve", ("t1", 1), ("t2", 1))]
     board.close()
+
+
+def test_the_boards_tables_are_in_their_numbers_order_t2_before_t10(tmp_path):
+    """Fault (a club of 12 tables, named t1 to t12 as `install.sh --board --tables 12` names them):
+    the board's page listed t1, t10, t11, t12, t2, ...: sorted as text. Now by their numbers."""
+    import re
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    for k, name in enumerate(("t10", "t2", "t1", "t11")):
+        j, t, bot = bot_table(tmp_path, "towers", k, name=name)
+        t.new_match("towers", {}, seats=(f"A{k}", f"B{k}"))
+        deliver(board, j)
+        j.close()
+    assert re.findall(r"<h2>Table (\w+)</h2>", page_of(board, "/")) == ["t1", "t2", "t10", "t11"]
+    board.close()

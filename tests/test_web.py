@@ -398,3 +398,19 @@ def test_a_twenty_nine_match_page_says_round_where_its_list_says_round(site):
             f"No {word} scored yet" in page, (m["id"], page)
         assert f" {word}s<" in page or f" {word}<" in page, m["id"]
         assert other.capitalize() + " by" not in page and f" {other}s<" not in page, m["id"]
+
+
+def test_of_as_many_wins_the_player_who_lost_fewer_stands_higher():
+    """Fault: the standings broke a tie on wins by matches played, the most first, so a player who
+    won 2 of 5 stood above one who won 2 of 2 (on the box's page and the club's board alike). Now
+    of as many wins the one who lost fewer stands higher, then by name."""
+    import re
+    from assistant.box.stats import _blank
+    from assistant.web.pages import table
+
+    def figures(played, won):
+        return dict(_blank("towers", True), played=played, won=won, average_hands=None, average_minutes=None,
+                    win_rate=won / played)
+    html = table("towers", {"Bob": figures(5, 2), "Ann": figures(2, 2), "Cat": figures(3, 3), "Dan": figures(2, 2)},
+                 "Player")
+    assert re.findall(r"<tr><td>(\w+)</td>", html) == ["Cat", "Ann", "Dan", "Bob"], html

@@ -102,6 +102,15 @@ def club_json(board):
     return out
 
 
+def in_order(table):
+    """A sort key that puts t2 before t10 (install.sh names a club's tables t1 to tN).
+
+    >>> sorted(["t10", "t2", "red", "t1"], key=in_order)
+    ['red', 't1', 't2', 't10']
+    """
+    return [(int(part), "") if part.isdigit() else (-1, part) for part in re.split(r"(\d+)", table)]
+
+
 def presence(board, table, recs):
     """Whether the table's box is there (its status, or the broker's will when it went without a
     goodbye) and when the board last heard from it: a box switched off mid-match is not a match
@@ -133,7 +142,7 @@ def club_page(board, recs):
                      'nothing new can arrive until it is (the log says why).</p>')
     if not by_table:
         parts.append('<p class="quiet">No table has sent anything yet.</p>')
-    for table, rs in sorted(by_table.items()):
+    for table, rs in sorted(by_table.items(), key=lambda kv: in_order(kv[0])):
         rows = "".join(  # as a box's Matches page: a side a line, so a phone has room for them all
             f'<tr><td><a href="/matches/{r.id}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
             f'<td>{pages.score_cell(r)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'

@@ -242,7 +242,8 @@ def cell(f, key):
 
 
 def table(game, figures, who):
-    order = sorted(figures.items(), key=lambda kv: (-kv[1]["won"], -kv[1]["played"], kv[0]))
+    # most wins first; of as many wins, the fewer matches lost (2 of 2 above 2 of 5); then by name
+    order = sorted(figures.items(), key=lambda kv: (-kv[1]["won"], kv[1]["played"], kv[0]))
     some = order[0][1] if order else {}
     cols = [(k, label) for k, label in COLUMNS[game] if NEEDS.get(k, k) in some]
     head = f"<tr><th>{who}</th>" + "".join(f"<th class=n>{label}</th>" for _, label in cols) + "</tr>"
