@@ -96,6 +96,44 @@ def test_a_full_disk_refuses_the_action_and_keeps_the_rest(tmp_path):
     assert [a.kind for a in r.match.actions][:4] == ["flip", "upcard", "accept", "play"]
 
 
+def test_a_journal_on_a_read_only_card_opens_read_only_and_writes_nothing(tmp_path):
+    """Issue 10 (journal_open.py, the read-only box): on a card mounted read-only the journal
+    opens for reading, says so once, and never tries to write (no count record is written, so no
+    second complaint about it); its match still resumes. As root the folder is mounted read-only
+    (unshare(1)); otherwise its write bits are taken away."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    state = tmp_path / "state"
+    state.mkdir()
+    path = state / "j.sqlite3"
+    j = Journal(str(path))
+    towers_opening(j)
+    j.close()
+    code = ("from assistant.box.journal import Journal\n"
+            f"j = Journal({str(path)!r})\n"
+            "print(j.readonly, j.record is None, len(j.resume().match.actions), len(j.problems))\n")
+    exe = [sys.executable, "-c", code]
+    if os.geteuid() == 0:
+        if not shutil.which("unshare"):
+            pytest.skip("as root, needs unshare(1) to mount the folder read-only")
+        exe = ["unshare", "-m", "sh", "-c", f"mount --bind {state} {state} && "
+               f"mount -o remount,bind,ro {state} && exec \"$@\"", "sh", *exe]
+    else:
+        os.chmod(path, 0o444)
+        os.chmod(state, 0o555)
+    root = Path(__file__).resolve().parents[1]
+    got = subprocess.run(exe, capture_output=True, text=True, timeout=60, cwd=root,
+                         env=dict(os.environ, PYTHONPATH=str(root)))
+    if got.returncode != 0 and "mount" in got.stderr:
+        pytest.skip(f"cannot mount read-only here: {got.stderr[:120]}")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split() == ["True", "True", "4", "1"], got.stdout + got.stderr
+    assert "count record" not in got.stderr
+
+
 def test_journal_is_real_sqlite_with_full_sync(tmp_path):
     j = Journal(str(tmp_path / "j.sqlite3"))
     assert j.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
