@@ -12,10 +12,14 @@
    The path includes the SQLite journal write (synchronous=FULL) before the screen changes.
    A card lies on its pad until the box has shown it, then is lifted (a real tap lasts 80 ms
    or more: `bench reader`), so its REMOVE line never races the ARRIVE through the box.
-   With the journal on the disk, twice in the same run: the box as it is (the box's thread
-   stores the action while the render thread works out the view and draws the frame, goal:
-   p99 <= the commit's p99 + 0.3 ms) and with the commit, then the view and the drawing, all on
-   the box's thread.
+   With the journal on the disk, three times in the same run: the box as it is (the box's
+   thread stores the action while the render thread works out the view and draws the frame,
+   goal: p99 <= the commit's p99 + 0.3 ms) with the virtual firmware in a process of its own
+   (bench/firmware_process.py: the Pico is another chip, so nothing else in the box's process
+   runs when a tap's line arrives); the same with the firmware on a thread of the box's process
+   (as `card-assistant sim` runs it: that thread still holds the interpreter for a moment after
+   it writes the line, and reads the box's LED and beep commands); and with the commit, then
+   the view and the drawing, all on the box's thread.
 2. Idle CPU: ``card-assistant run`` as a subprocess (GPIOZERO_PIN_FACTORY=mock, dummy display,
    the reader on a virtual-firmware pty that heartbeats once a second like the real firmware,
    the unit's watchdog interval), READY=1 awaited on a real AF_UNIX datagram socket, then
@@ -24,6 +28,7 @@
 4. Start-up: exec to READY=1 (sent after the first frame is shown), median of 5 runs; and the
    heaviest imports of one run under ``python -X importtime``.
 """
+import logging
 import os
 import resource
 import socket
@@ -57,27 +62,28 @@ def pct(samples, q):
 
 # -- 1. latency ---------------------------------------------------------------------------
 
-def latency(tmp, overlap=True):
-    """Per tap that changed the screen: (ARRIVE written -> frame to the device, journal write)."""
+def latency(tmp, overlap=True, reader="process"):
+    """Per tap that changed the screen: (ARRIVE written -> frame to the device, journal write).
+
+    ``reader="process"``: the virtual firmware runs in a process of its own
+    (bench/firmware_process.py), as the Pico is another chip; ``"thread"``: on a thread of the
+    box's own process, as in ``card-assistant sim`` (it then competes with the box's thread for
+    the interpreter when the tap's line arrives)."""
     samples, journal, still = [], [], 0
     for game, matches, seed in (("towers", 6, 5), ("twenty-nine", 4, 7)):
-        sim = SimBox(Path(tmp) / game, game, ("P1", "P2", "centre") if game == "towers"
-                     else ("P1", "P2", "P3", "P4")).start()
+        pads = ("P1", "P2", "centre") if game == "towers" else ("P1", "P2", "P3", "P4")
+        sim = SimBox(Path(tmp) / f"{game}-{reader}", game, pads).start()
         frames, arrivals, appends = [], [], []
         if not overlap:  # the Journal itself: the table commits as it applies, the box then draws
             sim.box.table.journal = sim.box.table.journal.journal
-        device, vf, jn = sim.box.display.device, sim.firmware, sim.box.table.journal
+        device, jn = sim.box.display.device, sim.box.table.journal
         jn = getattr(jn, "journal", jn)  # the Journal itself: its append is the commit
-        shown, write, append = device.display, vf._write, jn.append
+        shown, append = device.display, jn.append
+        pad_of = Firmware(sim, pads) if reader == "process" else InProcess(sim.firmware, arrivals)
 
         def timed_display(image, shown=shown, frames=frames):
             frames.append(time.perf_counter())
             shown(image)
-
-        def timed_write(data, write=write, arrivals=arrivals):
-            if b" ARRIVE " in data:
-                arrivals.append(time.perf_counter())
-            write(data)
 
         def timed_append(*args, append=append, appends=appends, **kw):
             t = time.perf_counter()
@@ -86,30 +92,98 @@ def latency(tmp, overlap=True):
             finally:
                 appends.append(time.perf_counter() - t)
 
-        def timed_tap(pad, card, sim=sim, frames=frames, arrivals=arrivals, appends=appends):
+        def timed_tap(pad, card, sim=sim, frames=frames, appends=appends, pad_of=pad_of):
             nonlocal still
             n, j = len(frames), len(appends)
             # as sim.tap, but the card lies on its pad until the box has shown it, as a real one
             # does: the firmware cannot see it lifted sooner than a few polls later (a tap lasts
             # 80 ms or more, `bench reader`), so its REMOVE never competes with the ARRIVE
             arrived, removed = sim.box.counts.get(TagArrived, 0), sim.box.counts.get(TagRemoved, 0)
-            sim.firmware.place(pad + 1, sim_uid(card))
+            pad_of.place(pad + 1, sim_uid(card))
             sim.box.wait_counted(TagArrived, arrived + 1)
-            sim.firmware.lift(pad + 1)
+            written = pad_of.written()
+            pad_of.lift(pad + 1)
             sim.box.wait_counted(TagRemoved, removed + 1)
+            pad_of.lifted()
             sim.settle()
             if len(frames) > n:
-                samples.append(frames[n] - arrivals[-1])
+                samples.append(frames[n] - written)
                 journal.append(sum(appends[j:]))
             else:
                 still += 1  # the tap left the screen as it was (the display skipped the frame)
 
-        device.display, vf._write, jn.append, sim.tap = timed_display, timed_write, timed_append, timed_tap
+        device.display, jn.append, sim.tap = timed_display, timed_append, timed_tap
         try:
             run_bots(sim, game, matches, seed, 0.1, out=lambda s: None)
         finally:
+            pad_of.close()
             sim.stop()
     return samples, journal, still
+
+
+class InProcess:
+    """The simulator's own virtual firmware, on a thread of the box's process."""
+
+    def __init__(self, vf, arrivals):
+        self.vf, self.arrivals, write = vf, arrivals, vf._write
+
+        def timed_write(data):
+            if b" ARRIVE " in data:
+                arrivals.append(time.perf_counter())
+            write(data)
+
+        vf._write = timed_write
+        self.place, self.lift = vf.place, vf.lift
+
+    def written(self):
+        return self.arrivals[-1]
+
+    def lifted(self):
+        pass
+
+    def close(self):
+        pass
+
+
+class Firmware:
+    """The virtual firmware in its own process (bench/firmware_process.py) on the box's reader
+    link: the simulator's own is unplugged and this one plugged in its place."""
+
+    def __init__(self, sim, pads):
+        quiet = logging.getLogger("assistant.hw.reader")
+        level, quiet.level = quiet.level, logging.ERROR  # the cable swap is not news
+        try:
+            sim.firmware.unplug()
+            self.proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("firmware_process.py")),
+                 sim.cfg.reader.device, str(len(pads))],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            said = self.proc.stdout.readline()
+            if said != "ready\n":
+                raise RuntimeError(f"the firmware process did not start: {said!r}")
+            sim.settle()
+        finally:
+            quiet.level = level
+
+    def _say(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def place(self, pad, uid):
+        self._say(f"place {pad} {uid}")
+
+    def written(self):
+        return float(self.proc.stdout.readline())
+
+    def lift(self, pad):
+        self._say(f"lift {pad}")
+
+    def lifted(self):
+        self.proc.stdout.readline()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(10)
 
 
 def filesystem(path):
@@ -122,13 +196,17 @@ def filesystem(path):
     return kind
 
 
-def report_latency(tmp, where, overlap=True):
+def report_latency(tmp, where, overlap=True, reader="process"):
     load = os.getloadavg()[0]
-    samples, journal, still = latency(tmp, overlap)
+    samples, journal, still = latency(tmp, overlap, reader)
     p50, p99 = pct(samples, 0.5) * 1e3, pct(samples, 0.99) * 1e3
     how = "view and frame made during the commit" if overlap else "commit, then view and drawing (no overlap)"
-    print(f"tap -> new frame on the display, journal on {where} ({filesystem(tmp)}), {how}: {len(samples)} taps "
-          f"that changed the screen ({still} that did not were left out), bots playing towers and Twenty-Nine:")
+    lines = ("the reader's lines written by a process of its own, as the Pico is another chip"
+             if reader == "process" else
+             "the reader's lines written by a thread of the box's process, as in `card-assistant sim`")
+    print(f"tap -> new frame on the display, journal on {where} ({filesystem(tmp)}), {how}, {lines}: "
+          f"{len(samples)} taps that changed the screen ({still} that did not were left out), "
+          f"bots playing towers and Twenty-Nine:")
     print(f"  p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {max(samples) * 1e3:.2f} ms, "
           f"mean {statistics.mean(samples) * 1e3:.2f} ms; of which the journal write (fsync): "
           f"p50 {pct(journal, 0.5) * 1e3:.2f} ms, p99 {pct(journal, 0.99) * 1e3:.2f} ms")
@@ -308,6 +386,7 @@ def verdict(ok):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         report_latency(tmp, "the disk")
+        report_latency(tmp, "the disk", reader="thread")
         report_latency(tmp, "the disk", overlap=False)
         if os.path.isdir("/dev/shm"):  # the same without the storage's fsync: the box's own share
             with tempfile.TemporaryDirectory(dir="/dev/shm") as shm:
