@@ -50,7 +50,8 @@ def test_a_config_that_cannot_be_read_is_one_line_naming_it(tmp_path, case):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0], proc.stderr
-    assert len(lines[0]) < 300 and lines[0].isprintable(), lines[0][:300]
+    words = lines[0].replace(str(path), "")  # the path is the test's temporary folder: any length
+    assert len(words) < 300 and lines[0].isprintable(), lines[0][:300]
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "state").exists()
 
