@@ -58,6 +58,11 @@ def test_watchdog_interval_from_watchdog_usec():
     assert Notifier({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": str(os.getpid())}).watchdog == 30.0
 
 
+def test_a_watchdog_usec_of_other_digits_is_no_interval_not_a_value_error():
+    """Fault: WATCHDOG_USEC="²" passed str.isdigit and int() raised at the box's start."""
+    assert Notifier({"WATCHDOG_USEC": "²", "WATCHDOG_PID": str(os.getpid())}).watchdog is None
+
+
 def test_watchdog_meant_for_another_process_is_ignored():
     n = Notifier({"WATCHDOG_USEC": "200000", "WATCHDOG_PID": str(os.getpid() + 1)})
     assert n.watchdog is None

@@ -17,7 +17,8 @@ class Notifier:
         usec = environ.get("WATCHDOG_USEC")
         pid = environ.get("WATCHDOG_PID")
         mine = pid is None or pid == str(os.getpid())
-        self.watchdog = int(usec) / 1e6 if usec and usec.isdigit() and mine else None
+        # ASCII digits only: str.isdigit takes "²", which int() refuses (a ValueError at start)
+        self.watchdog = int(usec) / 1e6 if usec and usec.isascii() and usec.isdigit() and mine else None
 
     def send(self, text):
         if not self.addr:
