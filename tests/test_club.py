@@ -650,7 +650,7 @@ def test_the_board_page_of_a_match_in_play_says_neither_finished_nor_download(tm
         assert 'href="/">Tables</a>' in match and ">Now<" not in match and "Table t1, match 1" in match
         home = get("/")
         assert re.search(r'<span class="nw[^"]*">Ann \+ Cat \d</span><br><span class="nw[^"]*">Bob \+ Dan \d</span>', home)
-        assert re.search(r'<span class="nw"><span class="year">\d{4}-</span>\d\d-\d\d</span> <span class="nw">\d\d:\d\d [A-Z+0-9-]+</span>', home), home
+        assert re.search(r'<span class="nw"><span class="year">\d{4}-</span>\d\d-\d\d</span> <span class="nw">\d\d:\d\d</span> <span class="nw">[A-Z+0-9-]+</span>', home), home
         assert '<th class="wide">Winner</th>' in home and ">Now<" not in home
         players = get("/players")
         assert "Guests (a seat nobody tapped" in players and 'aria-current=page>Players' in players

@@ -380,7 +380,7 @@ def test_times_on_the_pages_name_their_zone(tmp_path):
         proc.wait(10)
     import time
     shifted = time.strftime("%H:%M", time.gmtime(started + 5.5 * 3600))
-    assert f'<span class="nw">{shifted} XST</span>' in matches, matches
+    assert f'<span class="nw">{shifted}</span> <span class="nw">XST</span>' in matches, matches
     assert re.search(rf"started \d{{4}}-\d\d-\d\d {shifted} XST", match), match
 
 

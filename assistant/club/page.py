@@ -148,7 +148,7 @@ def club_page(board, recs):
             f'<td>{pages.score_cell(r)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
             f"<td>{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>" for r in reversed(rs))
         parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}"
-                     f"<div class=\"scroll\"><table><tr><th>Match</th><th>Game</th>"
+                     f"<div class=\"scroll\"><table><tr><th>#</th><th>Game</th>"
                      f'<th>Score</th><th class="wide">Winner</th><th>State</th><th>Started</th></tr>{rows}</table></div>')
     body = '<meta http-equiv="refresh" content="5">' + "".join(parts)
     return pages.page(f"Club {board.club}", "/", body, nav=NAV)

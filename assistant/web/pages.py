@@ -49,13 +49,14 @@ def score_cell(rec):
 
 
 def when_cell(t):
-    """The date, and the time with its zone, each unbroken (a narrow column puts the time under
-    the date)."""
-    date, _, clock = when(t).partition(" ")
+    """The date, the time and its zone, each unbroken (a narrow column puts each under the one
+    before)."""
+    date, _, rest = when(t).partition(" ")
     if not date:
         return ""
     year, _, day = date.partition("-")  # a phone has no room for the year (the style sheet hides it)
-    return f'<span class="nw"><span class="year">{year}-</span>{day}</span> <span class="nw">{clock}</span>'
+    return f'<span class="nw"><span class="year">{year}-</span>{day}</span> ' + " ".join(
+        f'<span class="nw">{part}</span>' for part in rest.split(" "))
 
 
 def state_cell(rec):
