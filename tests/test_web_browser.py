@@ -170,3 +170,39 @@ def test_on_a_phone_the_matches_table_fits_without_a_sideways_scroll(served, bro
     browser.get(base + "/matches")
     assert browser.find_elements(By.CSS_SELECTOR, "tr td:last-child")[0].text.startswith("20")
     shot(browser, "matches-fit-phone")
+
+
+def test_on_a_phone_the_boards_tables_fit_without_a_sideways_scroll(tmp_path, browser):
+    """Fault (the club's board on a phone): each table's score broke word by word and its start ran
+    past the screen; then, laid out as a box's Matches, a Twenty-Nine table with an abandoned match
+    still did by a few pixels (its column headed "Match", the time and zone unbreakable). Now every
+    table of the board is in view at 390 px."""
+    from selenium.webdriver.common.by import By
+    from assistant.club.board import Board
+    from assistant.club.page import serve
+    from test_club import bot_table, deliver, play
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "twenty-nine", 2)
+    seats = ("Ann", "Bob", "Cleo", "Dev")
+    play(t, bot, "twenty-nine", seats)
+    t.new_match("twenty-nine", {}, seats=seats)  # abandoned by the next
+    for _ in range(30):
+        assert t.apply(bot.next_action(t.match.engine))
+    t.new_match("twenty-nine", {}, seats=seats)  # in play
+    deliver(board, j)
+    j2, t2, bot2 = bot_table(tmp_path, "towers", 3, name="t2")
+    play(t2, bot2, "towers", ("Eve", "Finn"))
+    deliver(board, j2)
+    server = serve(board, "127.0.0.1", 0)
+    try:
+        browser.set_window_size(*SIZES["phone"])
+        browser.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        assert "abandoned" in browser.page_source and "in play" in browser.page_source
+        for box in browser.find_elements(By.CSS_SELECTOR, "div.scroll"):
+            inner, outer = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth]", box)
+            assert inner <= outer, (inner, outer)
+        assert errors(browser) == []
+        shot(browser, "board-phone")
+    finally:
+        server.shutdown()
+        board.close()

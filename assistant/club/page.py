@@ -145,11 +145,11 @@ def club_page(board, recs):
     for table, rs in sorted(by_table.items(), key=lambda kv: in_order(kv[0])):
         rows = "".join(  # as a box's Matches page: a side a line, so a phone has room for them all
             f'<tr><td><a href="/matches/{r.id}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
-            f'<td>{pages.score_cell(r)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
-            f"<td>{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>" for r in reversed(rs))
+            f'<td>{pages.score_cell(r, narrow=True)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
+            f'<td class="wide">{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>' for r in reversed(rs))
         parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}"
                      f"<div class=\"scroll\"><table><tr><th>#</th><th>Game</th>"
-                     f'<th>Score</th><th class="wide">Winner</th><th>State</th><th>Started</th></tr>{rows}</table></div>')
+                     f'<th>Score</th><th class="wide">Winner</th><th class="wide">State</th><th>Started</th></tr>{rows}</table></div>')
     body = '<meta http-equiv="refresh" content="5">' + "".join(parts)
     return pages.page(f"Club {board.club}", "/", body, nav=NAV)
 

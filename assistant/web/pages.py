@@ -38,14 +38,17 @@ def score_words(rec):
     return f"{a} {rec.score[0]} – {rec.score[1]} {b}"
 
 
-def score_cell(rec):
+def score_cell(rec, narrow=False):
     """Each side and its score on a line of its own, the winner's in bold (short enough for a
-    phone); for a match the journal kept no action of, those words (never 0–0)."""
+    phone); for a match the journal kept no action of, those words (never 0–0). ``narrow``: a
+    match not finished says so under its score where a phone has no room for the State column
+    (the style sheet shows it there only)."""
     if rec.note:
         return f'{escape(", ".join(rec.seats))}: <span class="warn">{escape(rec.note)}</span>'
+    state = f'<span class="narrow"><br>{state_cell(rec)}</span>' if narrow and rec.state != FINISHED else ""
     return "<br>".join(
         f'<span class="nw{" won" if rec.winner_side == s else ""}">{escape(rec.side_name(s))} {rec.score[s]}</span>'
-        for s in (0, 1))
+        for s in (0, 1)) + state
 
 
 def when_cell(t):
@@ -171,12 +174,13 @@ def not_found_page(what, nav=NAV, listed=("/matches", "Matches")):
 def matches_page(records):
     rows = "".join(
         f'<tr><td><a href="/matches/{r.id}">{r.id}</a></td><td>{GAME_NAMES[r.game]}</td>'
-        f'<td>{score_cell(r)}</td>'
-        f'<td class="wide">{escape(" and ".join(r.winner or ()))}</td><td>{state_cell(r)}</td><td>{when_cell(r.started)}</td></tr>'
+        f'<td>{score_cell(r, narrow=True)}</td>'
+        f'<td class="wide">{escape(" and ".join(r.winner or ()))}</td><td class="wide">{state_cell(r)}</td>'
+        f'<td>{when_cell(r.started)}</td></tr>'
         for r in reversed(records))
     body = ("<h1>Matches</h1>" + (
         '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Score</th><th class="wide">Winner</th>'
-        f"<th>State</th><th>Started</th></tr>{rows}</table></div>" if records else
+        f'<th class="wide">State</th><th>Started</th></tr>{rows}</table></div>' if records else
         '<p class="quiet">No match in the journal yet.</p>'))
     return page("Matches", "/matches", body)
 
