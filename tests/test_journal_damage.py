@@ -246,6 +246,39 @@ def test_a_link_in_place_of_the_journal_is_one_line_and_touches_nothing(tmp_path
     assert not (other.parent / "journal.sqlite3-wal").exists()
 
 
+FOREIGN = {  # made with the sqlite3 shell; what the box did with each before
+    "a trigger refusing every row": "CREATE TRIGGER t BEFORE INSERT ON actions BEGIN SELECT RAISE(ABORT, 'no'); END",
+    "a trigger deleting every row": "CREATE TRIGGER t AFTER INSERT ON actions BEGIN DELETE FROM actions; END",
+    "a unique index": "CREATE UNIQUE INDEX u ON actions(match, length(line), seq)",
+}
+
+
+@pytest.mark.parametrize("made", sorted(FOREIGN))
+def test_a_trigger_or_index_the_box_never_makes_is_repaired_away(tmp_path, made):
+    """Fault (attack on the journal with the sqlite3 shell): a trigger that refuses every insert
+    made the box refuse every action from then on ("could not be written (no): this action was
+    not saved"), at every start, without a word at start; one that deletes every row lost each
+    action as it was saved; a unique index of another hand refuses rows it dislikes. The box makes
+    tables and their own indexes only: anything else is damage, repaired as any (every row kept)."""
+    import sqlite3
+    from assistant.rules.scenario import parse_action
+    from journal_faults import example
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", 30),))
+    db = sqlite3.connect(path)
+    db.execute(FOREIGN[made])
+    db.commit()
+    db.close()
+    j, r = open_as_the_box(path)
+    assert r.problems[0].startswith("Journal damaged: 30 action(s) recovered, 0 lost, 0 set aside")
+    assert "never makes" in r.problems[0]
+    game, seats, _, body = example("towers-random.scn")
+    for n, line in enumerate(body[30:33], 31):
+        j.append(parse_action(line.split(), game, seats, n), seats)
+    j.close()
+    assert len(journal_lines(path, 1)) == 33
+
+
 def test_journal_and_folder_are_created_private_whatever_the_umask(tmp_path):
     old = os.umask(0)
     try:

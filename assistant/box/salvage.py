@@ -145,6 +145,12 @@ def check(db):
     result = db.execute("PRAGMA integrity_check(1)").fetchone()
     if result != ("ok",):
         raise sqlite3.DatabaseError(f"integrity check: {str(result[0])[:80] if result else 'no answer'}")
+    # the box makes tables and their own indexes only: a trigger (one that refuses or deletes every
+    # new row), a view or an index of another hand (a unique one refuses rows) is damage
+    foreign = db.execute("SELECT type FROM sqlite_master WHERE type IN ('trigger', 'view') "
+                         "OR (type = 'index' AND sql IS NOT NULL) LIMIT 1").fetchone()
+    if foreign:
+        raise BadRow(f"the journal holds a {foreign[0]} the box never makes")
     for key, value in db.execute("SELECT key, value FROM meta"):
         if key == "schema":
             check_schema(value)
