@@ -432,3 +432,27 @@ def test_fault_4_a_pipe_in_place_of_the_count_record_does_not_hold_the_start(tmp
     assert done, "the box is still opening its count record"
     said = [m for m in caplog.messages if "count record" in m]
     assert len(said) == 1 and str(record) in said[0] and "is not a file" in said[0], caplog.messages
+
+
+def test_the_wal_of_another_journal_is_set_aside_not_laid_over_this_one(tmp_path):
+    """Fault (attack on the state folder: another box's -wal copied in beside this journal, as a
+    restore or a copy between boxes leaves it). SQLite laid its frames over this journal page by
+    page: the box played on in the other box's matches (actions it never saw, under this box's
+    match numbers), said "the storage lost ... actions", and its next checkpoint wrote the other
+    pages into this file. A match's row is never changed, so a -wal that changes one the file holds
+    is not this journal's: the files are set aside as they were and the journal recovered from the
+    file alone."""
+    path, want = power_cut_wal(tmp_path)
+    others = tmp_path / "other" / "journal.sqlite3"
+    _, box = fill(others, (("twenty-nine-random.scn", 60),), close=False)
+    foreign = Path(str(others) + "-wal").read_bytes()
+    box.close()
+    Path(str(path) + "-wal").write_bytes(foreign)
+    j = Journal(str(path))
+    r = j.resume()
+    j.close()
+    assert r.problems[0].startswith("Journal damaged: 40 action(s) recovered, 26 lost, 0 set aside")
+    assert "another journal's" in r.problems[0]
+    assert lines(path) == [row for row in want if row[0] == 1]  # match 1, from the file alone
+    kept = [p for p in path.parent.iterdir() if p.name.endswith("-wal") and ".damaged-" in p.name]
+    assert len(kept) == 1 and kept[0].read_bytes() == foreign

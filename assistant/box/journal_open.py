@@ -37,6 +37,10 @@ CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, topic T
 # version step: an older journal gains the empty table on open, an older program ignores it.
 
 
+class ForeignWal(Exception):
+    """The journal's -wal is not this journal's (Opening._wal_is_anothers)."""
+
+
 class Opening:
     """The journal's opening, checks and repair (a part of Journal)."""
 
@@ -65,6 +69,9 @@ class Opening:
             db = self._connect(checked=self._check_read_only())
         except JournalTooNew:
             raise
+        except ForeignWal:  # the file alone, as salvage_files reads one with no -wal
+            return self._recover("its -wal is another journal's: it changes matches the file holds",
+                                 lambda: salvage_files(self.path, preflight.Look(None, had=("",))))
         except (sqlite3.DatabaseError, BadRow) as e:
             kind = error_kind(e, self.path)
             if kind == "busy":
@@ -103,6 +110,8 @@ class Opening:
             if not {"meta", "matches", "actions"} <= tables:
                 return False  # an older or unfinished journal: the writing connection completes it
             check(db)
+            if "-wal" in self._look.had and self._wal_is_anothers(db):
+                raise ForeignWal()
             return True
         except (sqlite3.DatabaseError, BadRow) as e:
             if error_kind(e, self.path) == "damaged":
@@ -110,6 +119,24 @@ class Opening:
             return False  # busy, read-only, cannot open: said by the writing connection
         finally:
             db.close()
+
+    def _wal_is_anothers(self, db):
+        """True when the journal read with its -wal (``db``) and the file read alone disagree on a
+        match they both hold: a match's row is written once and never changed, so the -wal is
+        another journal's (copied in, left beside a file put back), which SQLite would lay over this
+        one page by page and fold into it at the next checkpoint."""
+        rows = "SELECT id, game, seats, options, started FROM matches"
+        try:
+            alone = sqlite3.connect(files.read_only_uri(self.path) + "&immutable=1", uri=True)
+        except sqlite3.Error:
+            return False
+        try:
+            mine = {row[0]: row for row in alone.execute(rows)}
+        except sqlite3.Error:
+            return False  # nothing to compare with (a file of one page, the rest in the -wal)
+        finally:
+            alone.close()
+        return any(row[0] in mine and mine[row[0]] != row for row in db.execute(rows))
 
     def _connect(self, checked=False):
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
