@@ -263,6 +263,10 @@ def test_a_journal_removed_while_the_box_runs_is_written_back_and_loses_nothing(
     for n, line in enumerate(lines, 21):
         j.append(parse_action(line.split(), game, seats, n), seats)
     j.close()
+    # and the count record: it was written into the removed file until a restart, so the next start
+    # had none and could not tell what the storage lost (found by the attack on the folder)
+    from assistant.box.journal_files import CountRecord
+    assert CountRecord(str(state / "journal.sqlite3.count")).read() == (1, 30, 30)
     again = Journal(str(state / "journal.sqlite3"))
     try:
         assert again.problems == []

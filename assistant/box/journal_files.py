@@ -271,6 +271,8 @@ class CountRecord:
         import zlib
         body = f"count1 {match or 0} {count} {total}"
         line = f"{body} {zlib.crc32(body.encode()):08X}".ljust(self.SIZE - 1).encode() + b"\n"
+        if self.fd is not None and os.fstat(self.fd).st_nlink == 0:  # removed under the box (the whole
+            self.close()  # folder, say): written anew beside the journal, not into a nameless file
         if self.fd is None:
             self.fd = _open_file(self.path, os.O_WRONLY | os.O_CREAT)
         os.pwrite(self.fd, line, 0)
