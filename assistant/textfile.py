@@ -41,11 +41,11 @@ def read_small(path, limit=LIMIT):
 
 
 def read_text(path):
-    """The UTF-8 text of ``path``; ValueError saying why not (a folder, not UTF-8, unreadable,
+    """The UTF-8 text of ``path`` (without a byte-order mark); ValueError saying why not (a folder, not UTF-8, unreadable,
     not a file, too big)."""
     path = Path(path)
     try:
-        return read_small(path).decode("utf-8")
+        return read_small(path).decode("utf-8-sig")  # an editor's byte-order mark is no text
     except IsADirectoryError:
         raise ValueError(f"{path} is a folder, not a file") from None
     except UnicodeDecodeError:

@@ -175,3 +175,16 @@ def test_a_full_deck_logs_nothing(tmp_path):
     save_deck({sim_uid(c): c for c in TWENTY_NINE_PACK}, state / "deck.txt")
     text = up_and_stopped(tmp_path, state)
     assert not [ln for ln in text.splitlines() if ln.startswith("WARNING card-assistant:")], text
+
+
+def test_a_deck_or_players_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """Fault (attack on the box's files): a deck or players file saved by an editor that starts
+    UTF-8 files with a byte-order mark (Windows Notepad) was refused on its first line ("'\\ufeff04A1..'
+    is not a tag UID"): every card tap an unknown tag, every seat a guest. The mark is no text."""
+    from assistant.box.deck import load_deck
+    from assistant.box.players import load_players
+    from assistant.rules.cards import parse_card
+    (tmp_path / "deck.txt").write_bytes(b"\xef\xbb\xbf04A1B2C3D4E5F6 JS\n")
+    assert load_deck(tmp_path / "deck.txt") == {"04A1B2C3D4E5F6": parse_card("JS")}
+    (tmp_path / "players.txt").write_bytes(b"\xef\xbb\xbf04A1B2C3D4E5F6 Ann\n")
+    assert load_players(tmp_path) == {"04A1B2C3D4E5F6": "Ann"}
