@@ -116,15 +116,31 @@ def test_the_bots_on_a_folder_that_cannot_hold_a_journal_stop_in_one_line(tmp_pa
                                         "is taken by something that is not a file; move it away"]
 
 
+SMALL_CARD = """import sys
+from assistant.box import journal_open
+connect = journal_open.Opening._connect
+def small(self, checked=False):  # the card holds one more page of the journal, then is full
+    db = connect(self, checked)
+    db.execute("PRAGMA max_page_count=%d" % (db.execute("PRAGMA page_count").fetchone()[0] + 1))
+    return db
+journal_open.Opening._connect = small
+from assistant.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 def test_the_bots_stopped_by_a_full_card_say_so_in_one_line_naming_no_hidden_card(tmp_path):
     """Fault: `sim --bots` on a storage card that fills up (a tmpfs of 160 KiB in the attack; here
-    SQLite's own "database or disk is full" from a trigger, the error a full card gives) ended in
-    "internal error (SimError) ... report it", a bug report for a full card. Now one line saying
-    the bots stopped and why; the action is named as the log names it, never a hidden card."""
+    `PRAGMA max_page_count` on the journal's own connection, as in test_full_disk.py: SQLite says
+    "database or disk is full" once the journal needs one more page, the error a full card gives)
+    ended in "internal error (SimError) ... report it", a bug report for a full card. Now one line
+    saying the bots stopped and why; the action is named as the log names it, never a hidden
+    card. (A trigger raising that error stood for the full card before: a trigger in the journal
+    is now damage, repaired away at start.)"""
     fill(tmp_path / "journal.sqlite3", (("twenty-nine-random.scn", 0),))
-    damage(tmp_path / "journal.sqlite3", "CREATE TRIGGER full BEFORE INSERT ON actions "
-                                         "BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
-    proc = card_assistant("sim", "--bots", "--matches", "1", "--game", "twenty-nine", "--state-dir", tmp_path)
+    proc = subprocess.run([sys.executable, "-c", SMALL_CARD, "sim", "--bots", "--matches", "1", "--game",
+                           "twenty-nine", "--state-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=HANG, stdin=subprocess.DEVNULL)
     assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
     [line] = [x for x in proc.stderr.splitlines() if x.startswith("card-assistant sim:")]
     assert line.startswith("card-assistant sim: the bots stopped: the box ") and "the storage card is full" in line
