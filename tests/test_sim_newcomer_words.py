@@ -167,3 +167,14 @@ def test_sim_a_digit_that_is_no_pad_number_is_one_plain_line_not_an_internal_err
     out = sim(tmp_path, ["", typed], "--player", "Ann")
     assert f"{typed!r} is not a card: {typed.split()[0]!r} is not one" in out
     assert "internal error" not in out
+
+
+def test_sim_on_a_box_of_pads_p1_p2_and_centre_the_seventh_card_goes_on_the_centre_pad(tmp_path):
+    """Fault: on a box with the pads P1, P2 and centre (README: P3 and P4 tap on the centre pad),
+    P3 dealing and P4 calling the seventh card were told "on P3's or P4's pad": pads it has not."""
+    out = sim(tmp_path, ["", "", "8H", "9H", "JS", "", "a", "", "a", "", "a", "", "d", "", "1 7H"],
+              "--game", "twenty-nine", "--pads", "P1,P2,centre")
+    lines = screens(out)
+    assert lines[-2].endswith("P4's 7th card face down / on the centre pad"), lines[-2]
+    assert lines[-1].endswith("refused: The trump card goes on the centre pad"), lines[-1]
+    assert "P3's or P4's pad" not in out

@@ -11,7 +11,7 @@ from assistant.rules.game import HandResult, Penalty
 from assistant.rules.match import engine_class
 from assistant.rules.scenario import Action
 from assistant.box.words import (choice_line, failed_words, flip_fields, hidden_play_refusal, open_claims,
-                                 scan_elsewhere_words)
+                                 pad_words, scan_elsewhere_words)
 from assistant.box.view import TRUMP_HIDDEN
 
 GAME = "twenty-nine"
@@ -97,8 +97,8 @@ def tap(table, pad_seat, c):
         # dealer's pad takes it too. The centre pad, where there is one, takes either.
         allowed = {None, e.bidder} | ({e.dealer} if e.seventh else set())
         if pad_seat not in allowed:
-            where = " or ".join(f"{names[s]}'s" for s in sorted(allowed - {None}, key=lambda s: s != e.dealer))
-            table.alert_refused(f"The trump card goes on {where} pad", "wrong-pad")
+            where = pad_words(table.pads, names, sorted(allowed - {None}, key=lambda s: s != e.dealer))
+            table.alert_refused(f"The trump card goes on {where}", "wrong-pad")
             return
         table.apply(Action("trump", cards=(c,)))
     elif e.phase == "play":
@@ -287,10 +287,10 @@ def fields(table):
     if p == "trump":
         bidder, dealer = names[e.bidder], names[e.dealer]
         if e.seventh:
-            where = " or ".join(dict.fromkeys([f"{dealer}'s", f"{bidder}'s"]))
+            where = pad_words(table.pads, names, [e.dealer, e.bidder])
             return dict(f, phase="seventh", turn=e.dealer, extra=tuple(extra), prompt="\n".join([
                 *note, f"{dealer} deals {SECOND_FOUR} more each:", f"{bidder}'s 7th card face down",
-                f"on {where} pad"]))
+                f"on {where}"]))
         return dict(f, phase="trump-card", extra=tuple(extra), prompt="\n".join([
             *note, f"{bidder} bid {e.bid}: set trump", choice_line(choices(table), table.cursor, bidder)]))
     trick = dict(trick=tuple(e.trick), trick_no=e.trick_no + 1, extra=tuple(extra))

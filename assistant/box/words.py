@@ -14,6 +14,13 @@ def flip_fields(e, seats, note=None):
                 prompt="\n".join([*([note] if note else []), "Flip for the deal:", where]))
 
 
+def pad_words(pads, names, seats):
+    """Where the cards of ``seats`` go on a box with ``pads``: each seat's own pad, the centre for a
+    seat without one ("P3's or P1's pad", "the centre pad" on a box with P1, P2 and centre)."""
+    where = [f"{names[s]}'s" if f"P{s + 1}" in pads else "the centre" for s in seats]
+    return " or ".join(dict.fromkeys(where)) + " pad"
+
+
 def choice_line(options, cursor, who):
     """``who < label >`` for the selected one of ``options`` (one line, never broken)."""
     if not options:
