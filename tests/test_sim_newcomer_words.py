@@ -178,3 +178,12 @@ def test_sim_on_a_box_of_pads_p1_p2_and_centre_the_seventh_card_goes_on_the_cent
     assert lines[-2].endswith("P4's 7th card face down / on the centre pad"), lines[-2]
     assert lines[-1].endswith("refused: The trump card goes on the centre pad"), lines[-1]
     assert "P3's or P4's pad" not in out
+
+
+def test_sim_deal_scan_on_a_box_of_pads_p1_p2_and_centre_asks_only_seats_with_a_pad(tmp_path):
+    """Fault: with deal scan on a box with the pads P1, P2 and centre, the screen waited for P3 and
+    P4 to scan their hands on pads that box has not; a card on the centre only asked whether to
+    end the scan. Now only the seats with a pad of their own scan."""
+    out = sim(tmp_path, ["", "", "JS", "", "a", "", "a", "", "a", "", "2 7H"],
+              "--game", "twenty-nine", "--pads", "P1,P2,centre", "--deal-scan")
+    assert screens(out)[-1].endswith("screen: scan: P1 deals 4 more each / Scan P1 0/8 P2 0/7"), screens(out)[-1]

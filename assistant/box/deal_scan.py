@@ -28,8 +28,11 @@ class DealScan:
         self.taps = []     # seats in the order their cards were tapped (hold Back takes one back)
 
     def target(self, seat):
-        """How many cards ``seat`` scans this hand, or 0 when its hand is known or played."""
+        """How many cards ``seat`` scans this hand, or 0 when its hand is known or played, or the
+        seat has no pad of its own to scan on (P3 and P4 on a box with P1, P2 and centre)."""
         t = self.table
+        if f"P{seat + 1}" not in t.pads:
+            return 0
         return t.desk.scan_target(t.match.engine, seat)
 
     def active(self):
