@@ -191,3 +191,35 @@ def test_the_board_page_refuses_a_method_in_one_plain_line(tmp_path):
         board.close()
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.0 501 ") and body == b"501 Unsupported method ('POST')\n", answer
+
+
+def test_a_journal_replaced_while_the_box_writes_is_read_anew_by_the_web_page(tmp_path):
+    """Fault (attack on the web page): with a -wal beside the journal (the box running) the page
+    kept its connection to the file it first opened; once the journal was replaced (the box's
+    repair at its next start, a restored copy) it showed the old file's matches for ever, and
+    never one the box wrote after, until the page was restarted. Now it opens the new file."""
+    from assistant.box.journal import Journal
+    from test_web_faults import Web
+    old = Journal(str(tmp_path / "journal.sqlite3"))
+    old.new_match("towers", ("Ann", "Bob"), {})
+    assert (tmp_path / "journal.sqlite3-wal").exists()  # as while the box runs
+    web = Web(tmp_path)
+    try:
+        assert '"Ann"' in web.get("/api/matches")[2]
+        (tmp_path / "new").mkdir()
+        new = Journal(str(tmp_path / "new" / "journal.sqlite3"))
+        new.new_match("towers", ("Cat", "Dan"), {})
+        new.close()
+        old.close()
+        for name in ("journal.sqlite3-wal", "journal.sqlite3-shm"):  # the old file's, as a repair does
+            (tmp_path / name).unlink(missing_ok=True)
+        os.replace(tmp_path / "new" / "journal.sqlite3", tmp_path / "journal.sqlite3")
+        box = Journal(str(tmp_path / "journal.sqlite3"))  # the box goes on, in the new file
+        box.new_match("towers", ("Eve", "Fay"), {})
+        try:
+            matches = web.get("/api/matches")[2]
+        finally:
+            box.close()
+        assert '"Ann"' not in matches and '"Cat"' in matches and '"Eve"' in matches, matches
+    finally:
+        web.stop()

@@ -19,6 +19,7 @@ class History:
         self.path = os.path.join(state_dir, "journal.sqlite3")
         self._journal = None
         self._still = None  # the file's signature while opened as immutable
+        self._file = None  # the inode the connection reads (st_ino of its signature)
         self._cache = {}  # id -> (rows, latest, MatchRecord)
         self.latest = (None, 0)  # the latest match and its rows, as the last records() found them
         self.problem = None  # one line for the page while the journal needs the box's repair
@@ -34,8 +35,12 @@ class History:
     def _db(self):
         # with no -wal beside it the journal is opened as immutable (nothing written, not even a
         # -shm): opened anew as soon as the file or its -wal shows that the daemon wrote
-        if self._journal is not None and self._still and self._signature() != self._still:
-            self.close()
+        # and, whatever the mode, as soon as the name is another file (the box's repair at its
+        # start, a restored copy): an open connection would read the old inode for ever
+        if self._journal is not None:
+            sig = self._signature()
+            if (self._still and sig != self._still) or sig is None or sig[2] != self._file:
+                self.close()
         if self._journal is None:
             sig = self._signature()
             try:  # JournalError when there is none yet, or the box must repair it (nothing touched)
@@ -52,6 +57,7 @@ class History:
                 raise
             self.problem = None
             self._still = sig if sig is not None and not sig[3] else None
+            self._file = sig[2] if sig is not None else None
             # a journal opened anew may be another file (replaced, restored, repaired): its match
             # N may be another match with as many rows, so no record is kept from the last one
             self._cache.clear()
