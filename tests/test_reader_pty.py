@@ -213,6 +213,23 @@ def test_port_missing_at_start_is_reported_and_retried(tmp_path):
         reader.stop()
 
 
+@pytest.mark.parametrize("what", ["a file", "a folder", "/dev/null"])
+def test_a_port_that_is_no_serial_port_is_said_to_be_one_not_missing(tmp_path, what):
+    """Fault (attack on the serial line): [reader] device naming a file, a folder or /dev/null (a
+    udev rule or a typo) showed "card reader not found at PATH" on the screen, sending the owner
+    to look for a missing cable; the log said why. Now the screen says it is no serial port."""
+    port = {"a file": tmp_path / "card-reader", "a folder": tmp_path, "/dev/null": "/dev/null"}[what]
+    if what == "a file":
+        port.write_text("0 HELLO*0000\n")
+    q = queue.Queue()
+    reader = Reader(str(port), q, silence=None, backoff=(0.01, 0.05)).start()
+    try:
+        assert q.get(timeout=HANG_GUARD) == ReaderStatus(False, f"{port} is not a serial port: check [reader] device")
+    finally:
+        reader.stop()
+    assert reader.counts["open failed"] >= 1 and not reader.linked
+
+
 def test_silent_reader_is_reported_and_comes_back(tmp_path):
     link = tmp_path / "card-reader"
     vf = VirtualFirmware(link).plug()

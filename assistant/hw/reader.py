@@ -8,7 +8,9 @@ refused with a counted reason (logged when a storm of them starts and ends); an 
 termios.error, depending on the call that notices) closes the port and reopens
 it with growing back-off. ``Tracker`` (tracker.py) is the pure part, testable without a port.
 """
+import errno
 import logging
+import os
 import threading
 import time
 
@@ -23,6 +25,18 @@ from assistant.repeated import Repeated
 log = logging.getLogger(__name__)
 LINK_ERRORS = (serial.SerialException, OSError, termios.error)
 WRITE_TIMEOUT = 0.05  # seconds a command may wait for room on the line before it is dropped
+
+
+def _cannot_open(port, e):
+    """The screen's words for a port that did not open (the log has the system's own)."""
+    if "exclusively lock" in str(e):
+        return f"card reader busy: another program has {port} open"
+    code = getattr(e, "errno", None)
+    if code in (errno.EACCES, errno.EPERM):  # a user not in the dialout group, say
+        return f"card reader {port}: permission denied"
+    if code == errno.ENOENT or not os.path.lexists(port):
+        return f"card reader not found at {port}"
+    return f"{port} is not a serial port: check [reader] device"  # a file, a folder, /dev/null
 
 
 class Reader:
@@ -155,9 +169,7 @@ class Reader:
                                 exclusive=True)
         except (*LINK_ERRORS, ValueError) as e:
             self.counts["open failed"] += 1
-            busy = "exclusively lock" in str(e)
-            out.append(ReaderStatus(False, f"card reader busy: another program has {self.port} open"
-                                    if busy else f"card reader not found at {self.port}"))
+            out.append(ReaderStatus(False, _cannot_open(self.port, e)))
             self._repeated.happened("open", f"reader: cannot open {self.port} ({e}); retrying "
                                     f"every {self.backoff[1]:g} s at most")
             self.next_open = time.monotonic() + self._delay
