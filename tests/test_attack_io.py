@@ -146,7 +146,7 @@ def test_more_clients_than_the_page_serves_at_once_get_a_plain_503_and_no_traceb
         err = web.stop()
     assert "Traceback" not in err
     said = err.splitlines()[1:]
-    assert len(said) == 2 and f"{MAX_CLIENTS} clients at once" in said[0] and "fewer than" in said[1], err
+    assert len(said) == 2 and f"{MAX_CLIENTS} connections at once" in said[0] and "fewer than" in said[1], err
 
 
 def raw_answer(port, request):

@@ -35,7 +35,7 @@ log = logging.getLogger("card-assistant.web")
 UNREADABLE = "The journal cannot be read now; the box repairs it at its next start."
 STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; charset=utf-8"}
 MAX_LINE = 2048  # a request line longer than this is refused (414)
-MAX_CLIENTS = 64  # connections answered at once (a thread each); the next get BUSY
+MAX_CLIENTS = 128  # connections answered at once, a thread each (a browser keeps a few open)
 _BUSY = b"too many clients at once: try again in a few seconds\n"
 BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
         b"Content-Length: %d\r\nConnection: close\r\nRetry-After: 5\r\n\r\n%s" % (len(_BUSY), _BUSY))
@@ -318,11 +318,11 @@ class Server(ThreadingHTTPServer):
         if self._slots.acquire(blocking=False):
             try:
                 super().process_request(request, client_address)  # a thread of its own
-                self.busy.ended("clients", f"{self.name}: fewer than {MAX_CLIENTS} clients again")
+                self.busy.ended("clients", f"{self.name}: fewer than {MAX_CLIENTS} connections again")
                 return
             except RuntimeError:  # no thread can be started now (the system's limit)
                 self._slots.release()
-        self.busy.happened("clients", f"{self.name}: {MAX_CLIENTS} clients at once: more are answered "
+        self.busy.happened("clients", f"{self.name}: {MAX_CLIENTS} connections at once: more are answered "
                                       "503 at once until one leaves")
         try:  # the answer needs no request: sent at once, with no thread and no wait
             request.setblocking(False)
