@@ -194,9 +194,6 @@ def _validate(cfg, source):
             value = getattr(getattr(cfg, section.name), f.name)
             if any(isinstance(v, str) and CONTROL_RE.search(v) for v in (value if isinstance(value, tuple) else (value,))):
                 problems.append(f"[{section.name}] {f.name} holds a control character (a NUL, a newline)")
-            elif isinstance(value, str) and len(value) > MAX_TEXT:  # else repeated whole in the log
-                problems.append(f"[{section.name}] {f.name} is {len(value)} characters long: no path, "
-                                f"address or name is longer than {MAX_TEXT}")
     if b.bounce_time >= b.hold_time:
         problems.append("[buttons] bounce_time must be shorter than hold_time")
     if not 0 < cfg.web.port < 65536:
@@ -211,6 +208,13 @@ def _validate(cfg, source):
             if not NAME_RE.fullmatch(getattr(c, key)):
                 problems.append(f"[club] {key} {_said(getattr(c, key))} should be 1 to 40 letters, digits, "
                                 "'-' or '_'")
+    for section in fields(Config):  # a value as long as that is repeated whole in the log
+        for f in fields(section.type):
+            value, key = getattr(getattr(cfg, section.name), f.name), f"[{section.name}] {f.name}"
+            if isinstance(value, str) and len(value) > MAX_TEXT and not any(
+                    p.startswith(key + " ") or p.startswith(key + ":") for p in problems):  # once a key
+                problems.append(f"{key} is {len(value)} characters long: no path, address or name is "
+                                f"longer than {MAX_TEXT}")
     if problems:
         raise ConfigError(f"{source}: " + "; ".join(problems))
 
