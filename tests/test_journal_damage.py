@@ -225,8 +225,9 @@ def test_a_link_in_place_of_the_journal_is_one_line_and_touches_nothing(tmp_path
     """Fault (attack on the state folder): journal.sqlite3 replaced by a link to another box's
     journal, its own -wal (the latest match) left beside the link. SQLite opened the file the link
     points to and looks for the -wal beside that: the box played on in the other journal, said
-    "the storage lost the latest match", and its own -wal lay unread. Now a link is one line, as a
-    folder in the journal's place is, and no file on either side changes."""
+    "the storage lost the latest match", and its own -wal lay unread (and `export --all` wrote the
+    other box's matches as this box's). Now a link is one line, as a folder in the journal's place
+    is, for the box and for the readers, and no file on either side changes."""
     other = tmp_path / "other" / "journal.sqlite3"
     fill(other, (("twenty-nine-random.scn", 10),))
     state = tmp_path / "state"
@@ -242,6 +243,8 @@ def test_a_link_in_place_of_the_journal_is_one_line_and_touches_nothing(tmp_path
     theirs = other.read_bytes()
     with pytest.raises(JournalUnavailable, match="taken by a link"):
         Journal(str(path))
+    with pytest.raises(JournalUnavailable, match="taken by a link"):  # export, the web page: the
+        Journal(str(path), readonly=True)  # other box's matches were written as this box's
     assert other.read_bytes() == theirs and (state / "journal.sqlite3-wal").read_bytes() == wal
     assert not (other.parent / "journal.sqlite3-wal").exists()
 

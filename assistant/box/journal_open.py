@@ -156,6 +156,9 @@ class Opening:
     def _open_for_reading(self, check_files=False):
         """A read-only connection. ``check_files`` (export, the web page): files that SQLite would
         change even read-only (preflight.py) are one line saying the box must repair them."""
+        if os.path.islink(self.path):  # the box refuses it too: its matches are not this box's
+            raise JournalUnavailable(f"{self.path}: the journal's name is taken by a link (to "
+                                     f"{os.readlink(self.path)[:80]}), not the box's file; nothing was read")
         if check_files:
             problem = preflight.needs_repair(self.path)
             if problem:
