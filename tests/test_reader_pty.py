@@ -7,6 +7,7 @@ corrupted, duplicated and dropped lines, a firmware reboot, an unplug in
 the middle of a line with replug, and the silence watchdog. Queue timeouts only guard against hangs: what
 is asserted is which events arrive, in which order, and what was counted.
 """
+import logging
 import queue
 import threading
 import random
@@ -184,6 +185,21 @@ def test_unplug_mid_line_then_replug_loses_nothing(bench):
                                    ReaderStatus(True, "card reader restarted")]
     assert bench.reader.counts["unplugged"] == 1
     assert bench.reader.counts["cut off"] == 1
+
+
+def test_a_line_in_flight_when_the_reader_stops_is_no_fault(bench, caplog):
+    """Fault: quitting the simulator (or stopping the box) while a heartbeat was half read logged
+    'reader: partial line of 1 bytes discarded' and counted a cut-off line: our own stop, not the
+    cable's fault. A cable pulled mid-line is still counted (the test above)."""
+    caplog.set_level(logging.INFO, logger="assistant.hw.reader")
+    bench.vf.garbage(b"77 HB 0")  # the start of a line, its end not yet on the wire
+    deadline = time.monotonic() + HANG_GUARD
+    while not bench.reader._buf and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert bench.reader._buf == bytearray(b"77 HB 0")
+    bench.reader.stop()
+    assert bench.reader.counts["cut off"] == 0
+    assert [r.getMessage() for r in caplog.records if "partial line" in r.getMessage()] == []
 
 
 def test_commands_reach_the_firmware(bench):

@@ -227,10 +227,10 @@ class Reader:
             ser, self._serial = self._serial, None
         if ser is None:
             return
-        if getattr(self, "_buf", None):
+        if getattr(self, "_buf", None) and not self._stop.is_set():  # stopping: a line in flight is no fault
             self.counts["cut off"] += 1
             log.warning("reader: partial line of %d bytes discarded", len(self._buf))
-            self._buf = bytearray()
+        self._buf = bytearray()
         try:
             ser.close()
         except LINK_ERRORS:
