@@ -145,6 +145,18 @@ def test_fault_1_export_and_the_web_page_leave_every_byte_and_say_the_box_must_r
     j.close()
 
 
+def cut_power(src, box, state):
+    """The power cut while ``box`` still has ``src`` open: its files as they lie on the card, copied
+    to the new folder ``state``. Returns the copy's journal and the rows the box had stored."""
+    state.mkdir()
+    path = state / "journal.sqlite3"
+    for suffix in ("", "-wal", ".count"):
+        shutil.copyfile(str(src) + suffix, str(path) + suffix)
+    want = lines(src)
+    box.close()
+    return path, want
+
+
 def power_cut_wal(tmp_path):
     """The report's 2-match journal after a power cut: match 1 (40 actions) checkpointed into the
     file, match 2 (26 actions) only in a ~412 KB -wal. Returns the copy and its rows."""
@@ -156,13 +168,7 @@ def power_cut_wal(tmp_path):
     box.new_match(game, seats, options)
     for n, line in enumerate(body[:26], 1):
         box.append(parse_action(line.split(), game, seats, n), seats)
-    state = tmp_path / "state"
-    state.mkdir()
-    for suffix in ("", "-wal", ".count"):
-        shutil.copyfile(str(src) + suffix, str(state / "journal.sqlite3") + suffix)
-    want = lines(src)
-    box.close()
-    path = state / "journal.sqlite3"
+    path, want = cut_power(src, box, tmp_path / "state")
     assert 380_000 < os.path.getsize(str(path) + "-wal") < 450_000
     return path, want
 
@@ -286,13 +292,7 @@ def test_a_power_cut_during_a_checkpoint_is_not_damage(tmp_path):
     src = tmp_path / "writer" / "journal.sqlite3"
     src.parent.mkdir()
     _, box = fill(src, (("towers-random.scn", 20),), close=False)  # nothing checkpointed yet
-    state = tmp_path / "state"
-    state.mkdir()
-    path = state / "journal.sqlite3"
-    for suffix in ("", "-wal", ".count"):
-        shutil.copyfile(str(src) + suffix, str(path) + suffix)
-    want = lines(src)
-    box.close()
+    path, want = cut_power(src, box, tmp_path / "state")
     data = Path(str(path) + "-wal").read_bytes()
     wal = read(data)
     page1 = wal.pages(data)[1]
@@ -301,7 +301,7 @@ def test_a_power_cut_during_a_checkpoint_is_not_damage(tmp_path):
     j = Journal(str(path))
     r = j.resume()
     j.close()
-    assert r.problems == [] and aside_files(state) == []
+    assert r.problems == [] and aside_files(path.parent) == []
     assert lines(path) == want
 
 
@@ -365,13 +365,7 @@ def test_rows_only_in_the_wal_are_kept_when_the_files_actions_root_is_damaged(tm
     box.new_match(game, seats, options)
     for n, line in enumerate(body[:26], 1):
         box.append(parse_action(line.split(), game, seats, n), seats)
-    state = tmp_path / "state"
-    state.mkdir()
-    path = state / "journal.sqlite3"
-    for suffix in ("", "-wal", ".count"):
-        shutil.copyfile(str(src) + suffix, str(path) + suffix)
-    want = lines(src)
-    box.close()
+    path, want = cut_power(src, box, tmp_path / "state")
     root = pages(path, "actions", "internal")[0]
     data = Path(str(path) + "-wal").read_bytes()
     assert root not in read(data).pages(data)  # the root is the file's; the latest leaf the -wal's
