@@ -14,7 +14,10 @@ from pathlib import Path
 from assistant.hw.events import ButtonPressed, TagRemoved
 from assistant.rules.cards import TWENTY_NINE_PACK
 
-HOLD_TIME = 0.05  # seconds: the simulated thumb holds a button this long for a hold
+# seconds: the simulated thumb holds a button this long for a hold. A press is the pin driven low
+# then high by one thread; on a machine so busy that the thread waits this long for a core between
+# the two, the press becomes a hold (the bots then stop: seen at a load average of 10 with 0.05 s)
+HOLD_TIME = 0.15
 
 
 def sim_uid(card):
