@@ -246,6 +246,30 @@ def test_a_port_that_is_no_serial_port_is_said_to_be_one_not_missing(tmp_path, w
     assert reader.counts["open failed"] >= 1 and not reader.linked
 
 
+def test_a_serial_device_that_fails_to_open_is_said_to_be_the_cable_not_the_config(tmp_path):
+    """Fault: a port that is there and is a terminal device but fails to open with an I/O error
+    (the Pico resetting, its USB cable half in: EIO) showed "PATH is not a serial port: check
+    [reader] device" on the screen, sending the owner to a config that is right. Made here with the
+    kernel's own refusal: a pty's slave that its master never unlocked answers EIO to open()."""
+    import os
+    master = os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY)  # locked until unlockpt(), never called
+    try:
+        with open(f"/proc/self/fdinfo/{master}") as f:
+            index = next(line.split()[1] for line in f if line.startswith("tty-index:"))
+        port = tmp_path / "card-reader"
+        port.symlink_to(f"/dev/pts/{index}")  # as udev's /dev/card-reader
+        q = queue.Queue()
+        reader = Reader(str(port), q, silence=None, backoff=(0.01, 0.05)).start()
+        try:
+            got = q.get(timeout=HANG_GUARD)
+        finally:
+            reader.stop()
+        assert got == ReaderStatus(False, f"card reader {port} does not answer (Input/output error): "
+                                          "check its cable"), got
+    finally:
+        os.close(master)
+
+
 def test_silent_reader_is_reported_and_comes_back(tmp_path):
     link = tmp_path / "card-reader"
     vf = VirtualFirmware(link).plug()

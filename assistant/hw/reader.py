@@ -36,6 +36,8 @@ def _cannot_open(port, e):
         return f"card reader {port}: permission denied"
     if code == errno.ENOENT or not os.path.lexists(port):
         return f"card reader not found at {port}"
+    if code in (errno.EIO, errno.ENXIO, errno.ENODEV):  # a device that is there and failed: not the config
+        return f"card reader {port} does not answer ({os.strerror(code)}): check its cable"
     return f"{port} is not a serial port: check [reader] device"  # a file, a folder, /dev/null
 
 
