@@ -95,6 +95,19 @@ def test_run_with_a_club_broker_that_is_no_address_is_one_config_line(tmp_path, 
     assert "hunter2" not in line and not (tmp_path / "state").exists()
 
 
+@pytest.mark.parametrize("broker", ["tcp://t1:hunter2@board-pi", "mqtt//t1:hunter2@board-pi",
+                                    "t1:hunter2@board-pi:1883"])
+def test_run_with_a_club_broker_of_another_scheme_never_repeats_its_password(tmp_path, broker):
+    """Fault: a [club] broker that does not start mqtt:// or mqtts:// (a colon forgotten, another
+    scheme) was refused in a line that repeated the URL, password and all, into the log and the
+    terminal; the line for every other broker problem never repeats it."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[display]\ndriver = "dummy"\n[club]\nbroker = "{broker}"\ntable = "t1"\n')
+    line = refused("run", "--config", config, "--state-dir", tmp_path / "state",
+                   env={"GPIOZERO_PIN_FACTORY": "mock"}, words="[club] broker should start mqtt:// or mqtts://")
+    assert "hunter2" not in line and not (tmp_path / "state").exists()
+
+
 # -- replay ------------------------------------------------------------------------------------
 
 def scenario(tmp_path, text="game towers\nflip JS\n", name="s.scn"):

@@ -201,7 +201,10 @@ def _validate(cfg, source):
     c = cfg.club
     if c.broker:
         if not c.broker.startswith(("mqtt://", "mqtts://")):
-            problems.append(f"[club] broker {_said(c.broker)} should start mqtt:// or mqtts://")
+            # the URL is not repeated (it may hold the password): its scheme at most, when it has one
+            scheme = c.broker.split("://", 1)[0] if "://" in c.broker and "@" not in c.broker.split("://", 1)[0] else ""
+            problems.append("[club] broker should start mqtt:// or mqtts://"
+                            + (f", not {_said(scheme + '://')}" if scheme else " (like mqtt://HOST:1883)"))
         elif why := _broker_problem(c.broker):
             problems.append(f"[club] broker: {why}")
         for key in ("club", "table"):
