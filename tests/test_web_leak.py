@@ -14,6 +14,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,8 @@ from assistant.sim.bot_twentynine import TwentyNineBot
 from assistant.rules.cards import card_label, card_name
 from assistant.box.journal import Journal
 from assistant.rules.match import Match
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 
 @pytest.fixture
@@ -100,8 +103,8 @@ def play_and_check(folder, base, game, bot, ids_before):
         assert now["id"] == mid and now["view"]["score"] == list(m.engine.score)
     j.close()
     assert m.engine.phase == "over"
-    status, text = get(f"{base}/api/matches/{mid}/scenario")  # finished: the whole record
-    assert status == 200 and text.count("\n") > len(m.actions)
+    status, text = get(f"{base}/api/matches/{mid}/scenario")  # over, but an undo can reopen it
+    assert status == 409 and "hidden" in text
     return mid, checked
 
 
@@ -113,6 +116,8 @@ def test_no_hidden_card_in_any_response_during_bot_matches(web):
     nine = TwentyNineBot(7, renege_rate=0.05, claim_rate=0.0, accuse_rate=0.0, known_hands=True)
     second, n2 = play_and_check(folder, base, "twenty-nine", nine, [first])
     assert n1 > 500 and n2 > 500
+    status, text = get(f"{base}/api/matches/{first}/scenario")  # a newer match began: the whole record
+    assert status == 200 and text.count("\n") > 300
 
 
 def play_through_the_box(folder, base, game, bot, names, ids_before):
@@ -175,3 +180,29 @@ def test_the_box_screen_on_the_now_page_leaks_nothing_in_both_games(web):
     second, seen = play_through_the_box(folder, base, "twenty-nine", nine, ("Ann", "Bob", "Cy", "Di"), [first])
     assert seen["box"] > 50 and seen["last trick"] > 5
     assert "renege" in seen["alerts"] or not nine.injected_log
+
+
+def test_the_newest_match_is_not_served_when_over_since_an_undo_can_reopen_it(web):
+    """Fault (the final review): the newest match's scenario was served as soon as it was over, but
+    an undo at the table (S2: heard after the match too) takes its end back, and the file already
+    downloaded then showed the last hand's discard, hidden again. It is served once a newer match
+    has begun, when nothing can reopen it."""
+    from assistant.rules.scenario import parse_action, read_header
+    folder, base = web
+    sc = read_header((SCENARIOS / "towers/S2-undo-after-the-match-is-heard.scn").read_text().splitlines())
+    lines = [" ".join(tokens) for _, tokens in sc.body]
+    assert lines[-1] == "undo" and "discard AD" in lines
+    j = Journal(str(folder / "journal.sqlite3"))
+    j.new_match(sc.game, sc.seats, sc.options)
+    for n, line in enumerate(lines[:-1], 1):  # the match won, its undo not (yet) tapped
+        j.append(parse_action(line.split(), sc.game, sc.seats, n), sc.seats)
+    assert json.loads(get(f"{base}/api/matches")[1])[0]["state"] == "finished"
+    status, text = get(f"{base}/api/matches/1/scenario")
+    assert status == 409 and "hidden" in text and "AD" not in text
+    status, page = get(f"{base}/matches/1")
+    assert status == 200 and "/api/matches/1/scenario" not in page
+    j.new_match(sc.game, sc.seats, sc.options)  # match 2 begun: match 1 can no longer change
+    status, text = get(f"{base}/api/matches/1/scenario")
+    assert status == 200 and "discard AD" in text
+    assert "/api/matches/1/scenario" in get(f"{base}/matches/1")[1]
+    j.close()

@@ -185,9 +185,10 @@ def matches_page(records):
     return page("Matches", "/matches", body)
 
 
-def match_page(rec, nav=NAV, download=True, above=""):
-    """One match; ``download``: its scenario file is offered (a box's page: the board has none);
-    ``above``: words before its heading (the board: which table)."""
+def match_page(rec, nav=NAV, download=True, above="", newest=False):
+    """One match; ``download``: its scenario file is offered (a box's page: the board has none),
+    not for the journal's ``newest`` match (an undo can take back its end); ``above``: words
+    before its heading (the board: which table)."""
     sides = [rec.side_name(s) for s in (0, 1)]
     series = [(sides[s], [0] + [h.score[s] for h in rec.hands]) for s in (0, 1)]
     hands = "".join(f"<tr><td>{escape(h.words)}</td><td class=n>{h.score[0]}–{h.score[1]}</td></tr>"
@@ -197,9 +198,10 @@ def match_page(rec, nav=NAV, download=True, above=""):
     head = f"Match {rec.id}: {GAME_NAMES[rec.game]}"
     if not download:
         download = ""
-    elif rec.state == IN_PLAY:
-        download = ('<p class="quiet">The scenario file can be downloaded when the match is over: until '
-                    'then it would show the cards still hidden at the table.</p>')
+    elif rec.state == IN_PLAY or newest:
+        download = ('<p class="quiet">The scenario file can be downloaded once the match is over and the '
+                    'next one has begun: until then it would show cards hidden at the table (an undo '
+                    'can take back the end of the box\'s newest match).</p>')
     else:
         download = f'<p><a href="/api/matches/{rec.id}/scenario" download>Download the scenario file</a> (the bug report)</p>'
     ended = f" · finished {when(rec.finished)}" if rec.finished else ""

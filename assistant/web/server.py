@@ -113,8 +113,11 @@ class Site:
             return answer
 
     def scenario(self, rec):
-        """The match's actions in effect as a scenario file, or None for the match in play: as the
-        records say, and as the lines read for the file say (a journal replaced in between)."""
+        """The match's actions in effect as a scenario file, or None for the journal's newest match:
+        in play, or over but still the box's match, whose end an undo at the table can take back
+        (S2), and the file would then have shown cards hidden again (the last hand's discard, the
+        scanned hands). As the records say, and as the lines read for the file say (a journal
+        replaced in between)."""
         if rec.state == IN_PLAY:
             return None
         with self.lock:
@@ -125,7 +128,7 @@ class Site:
                 match.apply(parse_action(line.split(), game, seats, n))
             except (ScenarioError, Refused):
                 break
-        if match.engine.match_end is None and rec.id == newest:
+        if rec.id == newest:
             return None
         return match.export(comment=f"match {rec.id} of the box's journal ({rec.state})")
 
@@ -260,10 +263,11 @@ class Handler(PlainErrors):
         return self._html(pages.matches_page(self.site.records()))
 
     def match_page(self, mid):
-        rec = self.site.record(int(mid))
+        records = self.site.records()
+        rec = next((r for r in records if r.id == int(mid)), None)
         if rec is None:
             return self._html(pages.not_found_page(f"There is no match {int(mid)} in the journal."), 404)
-        return self._html(pages.match_page(rec))
+        return self._html(pages.match_page(rec, newest=rec.id == max(r.id for r in records)))
 
     def players_page(self):
         recs = self.site.records()
@@ -290,8 +294,10 @@ class Handler(PlainErrors):
             return self._json({"error": "no such match"}, 404)
         text = self.site.scenario(rec)
         if text is None:
-            return self._json({"error": "the match is in play: its scenario holds cards still hidden at the "
-                                        "table; it can be downloaded when the match is over"}, 409)
+            return self._json({"error": "the newest match's scenario holds cards hidden at the table (or hidden "
+                                        "again if an undo takes back its end): it can be downloaded once the "
+                                        "match is over and the next one has begun; on the box, card-assistant "
+                                        "export writes it at any time"}, 409)
         return 200, "text/plain; charset=utf-8", text.encode("utf-8"), {
             "Content-Disposition": f'attachment; filename="match-{rec.id}.scn"'}
 
