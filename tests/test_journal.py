@@ -102,10 +102,9 @@ def test_a_journal_on_a_read_only_card_opens_read_only_and_writes_nothing(tmp_pa
     second complaint about it); its match still resumes. As root the folder is mounted read-only
     (unshare(1)); otherwise its write bits are taken away."""
     import os
-    import shutil
-    import subprocess
     import sys
     from pathlib import Path
+    from readonly import run_read_only
     state = tmp_path / "state"
     state.mkdir()
     path = state / "j.sqlite3"
@@ -115,20 +114,9 @@ def test_a_journal_on_a_read_only_card_opens_read_only_and_writes_nothing(tmp_pa
     code = ("from assistant.box.journal import Journal\n"
             f"j = Journal({str(path)!r})\n"
             "print(j.readonly, j.record is None, len(j.resume().match.actions), len(j.problems))\n")
-    exe = [sys.executable, "-c", code]
-    if os.geteuid() == 0:
-        if not shutil.which("unshare"):
-            pytest.skip("as root, needs unshare(1) to mount the folder read-only")
-        exe = ["unshare", "-m", "sh", "-c", f"mount --bind {state} {state} && "
-               f"mount -o remount,bind,ro {state} && exec \"$@\"", "sh", *exe]
-    else:
-        os.chmod(path, 0o444)
-        os.chmod(state, 0o555)
     root = Path(__file__).resolve().parents[1]
-    got = subprocess.run(exe, capture_output=True, text=True, timeout=60, cwd=root,
-                         env=dict(os.environ, PYTHONPATH=str(root)))
-    if got.returncode != 0 and "mount" in got.stderr:
-        pytest.skip(f"cannot mount read-only here: {got.stderr[:120]}")
+    got = run_read_only(state, [sys.executable, "-c", code], files=[path], timeout=60, cwd=root,
+                        env=dict(os.environ, PYTHONPATH=str(root)))
     assert got.returncode == 0, got.stderr
     assert got.stdout.split() == ["True", "True", "4", "1"], got.stdout + got.stderr
     assert "count record" not in got.stderr

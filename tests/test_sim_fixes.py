@@ -79,21 +79,11 @@ def test_the_sim_writes_its_deck_and_players_only_when_missing_or_different(tmp_
 def test_the_sim_starts_on_a_read_only_state_folder(tmp_path):
     """Fault 3 end to end: on a folder mounted read-only (as root; a folder without write bits
     otherwise) the sim starts and shows the match read-only."""
-    import os
-    import shutil
+    from readonly import run_read_only
     state = tmp_path / "state"
     SimBox(state).start().stop()
-    exe = [sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(state)]
-    if os.geteuid() == 0:
-        if not shutil.which("unshare"):
-            pytest.skip("as root, needs unshare(1) to mount the state folder read-only")
-        exe = ["unshare", "-m", "sh", "-c", f"mount --bind {state} {state} && "
-               f"mount -o remount,bind,ro {state} && exec \"$@\"", "sh", *exe]
-    else:
-        os.chmod(state, 0o555)
-    got = subprocess.run(exe, input="q\n", capture_output=True, text=True, timeout=120, cwd=ROOT)
-    if got.returncode != 0 and "mount" in got.stderr:
-        pytest.skip(f"cannot mount read-only here: {got.stderr[:120]}")
+    got = run_read_only(state, [sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(state)],
+                        input="q\n", timeout=120, cwd=ROOT)
     assert got.returncode == 0, got.stderr
     assert "read-only" in got.stdout and "Read-only file system" not in got.stderr
 
