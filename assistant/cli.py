@@ -20,7 +20,7 @@ COMMANDS = {
     "export": ("assistant.export", "write the journal's matches as scenario files (reads only)"),
     "players": ("assistant.box.players", "enrol, list, rename or remove player tags (not cards)"),
     "web": ("assistant.web.server", "serve the box's web page: now, matches, players (reads only)"),
-    "board": ("assistant.club.board", "the club's live results board (MQTT, docs/club.md)"),
+    "board": ("assistant.club.board_run", "the club's live results board (MQTT, docs/club.md)"),
 }
 
 

@@ -15,7 +15,8 @@ import time
 import pytest
 
 from assistant.rules.cards import card_name
-from assistant.club.board import Board, run_board
+from assistant.club.board import Board
+from assistant.club.board_run import run_board
 from assistant.club.broker import Broker, BrokerMissing, find
 from assistant.club.page import club_json
 from assistant.club.public import ClubOutbox

@@ -1,6 +1,4 @@
-"""`card-assistant board`: the club's results board.
-
-    card-assistant board --broker mqtt://board@HOST:1883 --password-file FILE --db board.sqlite3 [--port 8030]
+"""The club's results board (`card-assistant board`, run by :mod:`.board_run`).
 
 It subscribes to the club's topics (a persistent session, QoS 1), stores every event
 once in its own SQLite file (``id = [table, match, n]`` is the key: a message sent
@@ -24,34 +22,23 @@ back in time).
 """
 import json
 import logging
-import os
 import re
 import sqlite3
 import threading
 import time
 
-from assistant.rules.cards import parse_card
 from assistant.repeated import Repeated
-from assistant.rules.match import Match
-from assistant.rules.scenario import GAMES, ScenarioError, _read_seats
-from assistant.rules.shared import Refused
+from assistant.club.message import (MAX_EVENT, MAX_N, MAX_NOW, MAX_RECORD, Refusal,  # noqa: F401 (callers import them here)
+                                    calendar_time, checked, meaning, printable, shown_now)
 from assistant.club.replay import BoardMatch
 
 log = logging.getLogger("assistant.club.board")
-MAX_EVENT = 4096          # bytes: an event message is a scenario line and a few numbers
-MAX_RECORD = 1 << 20      # bytes: a whole match's public events
-MAX_NOW = 8192
-MAX_N = 100_000           # actions in one match: more is no real match
 MAX_HELD = 5000           # events of one table waiting for a gap to fill: hours of real play
 QUIET = 30                # seconds without a refusal of a kind before the log says it ended
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (tbl TEXT NOT NULL, match INTEGER NOT NULL, n INTEGER NOT NULL,
     body TEXT NOT NULL, t REAL, received REAL NOT NULL, PRIMARY KEY (tbl, match, n));
 """
-
-
-class Refusal(ValueError):
-    """A message the board does not take; the words name no card."""
 
 
 class Board:
@@ -77,11 +64,11 @@ class Board:
         rows = self.db.execute("SELECT tbl, match, n, body, t FROM events ORDER BY tbl, match, n")
         for tbl, mid, n, body, t in rows:
             try:  # checked again: a row an older board stored unchecked must not stop this one
-                self._apply(tbl, mid, n, _checked(json.loads(body), n))
+                self._apply(tbl, mid, n, checked(json.loads(body), n))
                 self._timed(tbl, mid, t)
             except Exception as e:
                 log.warning("board: table %s match %s event %s in the file cannot be used (%s); skipped",
-                            _safe(tbl), mid, n, e if isinstance(e, Refusal) else type(e).__name__)
+                            printable(tbl), mid, n, e if isinstance(e, Refusal) else type(e).__name__)
                 continue
             self.counts["stored"] += 1
 
@@ -104,8 +91,8 @@ class Board:
         parts = topic.split("/")
         if len(parts) > 2 and parts[:2] == ["club", self.club]:
             self.refused_at[parts[2]] = self.refused_at.get(parts[2], 0) + 1
-        kind = (_safe(parts[2]) if len(parts) > 2 else "", re.sub(r"[0-9]+", "N", why))
-        self.refusals.happened(kind, f"board: refused a message on {_safe(topic)}: {why}")
+        kind = (printable(parts[2]) if len(parts) > 2 else "", re.sub(r"[0-9]+", "N", why))
+        self.refusals.happened(kind, f"board: refused a message on {printable(topic)}: {why}")
 
     def quiet(self, seconds=QUIET):
         """End (in the log, with their counts) the kinds of refusal not seen for ``seconds``."""
@@ -154,7 +141,7 @@ class Board:
                 raise Refusal("a record holding a non-event")
             mid = body.get("match")
             if [e.get("id") for e in events] != [[table, mid, k] for k in range(len(events))]:
-                raise Refusal(f"out of order: a record whose events are not match {_safe(mid)}'s 0, 1, 2, ...")
+                raise Refusal(f"out of order: a record whose events are not match {printable(mid)}'s 0, 1, 2, ...")
             for event in events:
                 self._event(table, dict(event, v=1), recorded=True)
         else:
@@ -166,18 +153,18 @@ class Board:
                 or not all(type(x) is int for x in ident[1:]) or ident[1] < 1 or not 0 <= ident[2] <= MAX_N):
             raise Refusal("no valid id [table, match, n] of this table")
         _, mid, n = ident
-        body = _checked(ev, n)
+        body = checked(ev, n)
         stored = self.db.execute("SELECT body FROM events WHERE tbl=? AND match=? AND n=?",
                                  (table, mid, n)).fetchone()
         if stored is not None:
-            if _meaning(json.loads(stored[0])) != _meaning(body):
+            if meaning(json.loads(stored[0])) != meaning(body):
                 raise Refusal(f"match {mid} event {n} differs from the one stored: kept the first")
             self.counts["duplicates"] += 1
             return
         if self._held(table, mid, n) and sum(self._waiting(table)) >= MAX_HELD:
             raise Refusal(f"out of order: match {mid} event {n} would be held behind a gap with {MAX_HELD} "
                           "others of this table (the match's record brings it again)")
-        t = _calendar_time(ev.get("t"))
+        t = calendar_time(ev.get("t"))
         received = time.time()
         self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
                         (table, mid, n, json.dumps(body), t, received))
@@ -211,7 +198,7 @@ class Board:
             try:
                 self.matches[key] = bm = BoardMatch(table, mid, body)
             except (ValueError, KeyError, TypeError):
-                log.warning("board: table %s match %s cannot be set up", _safe(table), mid)
+                log.warning("board: table %s match %s cannot be set up", printable(table), mid)
                 return
             for k, ev in sorted(self.early.pop(key, {}).items()):
                 self._add(bm, k, ev)
@@ -235,11 +222,11 @@ class Board:
             self.gaps.add(key)
             want = "its start" if bm is None else f"event {bm.next}"
             log.info("board: table %s match %s: events arrive before %s; stored and held until it comes",
-                     _safe(table), mid, want)
+                     printable(table), mid, want)
         elif not held and key in self.gaps:
             self.gaps.discard(key)
             log.info("board: table %s match %s: the gap is filled; events up to %s applied in order",
-                     _safe(table), mid, bm.next - 1)
+                     printable(table), mid, bm.next - 1)
 
     # --- what the page shows
     def snapshot(self):
@@ -249,7 +236,7 @@ class Board:
                 tables.setdefault(table, []).append(bm.summary())
             out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
                    "connected": self.connected,
-                   "tables": [{"table": t, "now": _now(self.now.get(t)), "matches": ms}
+                   "tables": [{"table": t, "now": shown_now(self.now.get(t)), "matches": ms}
                               for t, ms in sorted(tables.items())],
                    # the boxes as this board has seen them since it started (what it rebuilds from its
                    # file is in "tables"): connected or not, when last heard from, messages refused
@@ -266,201 +253,3 @@ class Board:
 
     def close(self):
         self.db.close()
-
-
-def _checked(ev, n):
-    """The event's meaning, checked: a start (n 0) or an action line (n >= 1)."""
-    kind = ev.get("kind")
-    if n == 0:
-        game, seats, options = ev.get("game"), ev.get("seats"), ev.get("options")
-        if kind != "start" or game not in GAMES or not isinstance(seats, list) or len(seats) != GAMES[game] \
-                or not all(isinstance(s, str) and 0 < len(s) <= 40 for s in seats) or not isinstance(options, dict):
-            raise Refusal("a malformed match start")
-        started = ev.get("started")
-        if started is not None and _calendar_time(started) is None:  # 1e308 made every page a 500
-            raise Refusal("a match start whose time is not a number a calendar holds")
-        try:  # seats a scenario can name (one word each, all different) and house rules the engine takes
-            if any(s.split() != [s] for s in seats):
-                raise ValueError("a seat of more than one word")
-            Match(game, _read_seats(seats, game, 0), options)
-        except (ScenarioError, Refused, ValueError, TypeError, KeyError):
-            raise Refusal("a match start whose seats or house rules the rules refuse") from None
-        return {k: ev[k] for k in ("kind", "game", "seats", "options", "started") if k in ev}
-    line = ev.get("line")
-    if kind != "action" or not isinstance(line, str) or not 0 < len(line) <= 200 or not line.isprintable() \
-            or not line.split():
-        raise Refusal("a malformed action")
-    if type(ev.get("hand")) is not int:
-        raise Refusal("an action without its hand number")
-    body = {"kind": "action", "line": line, "hand": ev["hand"]}
-    if "revealed" in ev:
-        try:
-            parse_card(str(ev["revealed"]))
-        except ValueError:
-            raise Refusal("an action revealing no card") from None
-        body["revealed"] = ev["revealed"]
-    for key in ("hidden", "score", "end"):
-        if key in ev:
-            body[key] = ev[key]
-    return body
-
-
-def _calendar_time(value):
-    """``value`` if it is a time the pages can show (a finite number a calendar holds), else None."""
-    if type(value) not in (int, float):
-        return None
-    try:
-        time.localtime(value)
-    except (OverflowError, OSError, ValueError):  # inf, nan, 1e308, 10**30
-        return None
-    return value
-
-
-def _meaning(body):
-    return {k: body.get(k) for k in ("kind", "line", "hand", "revealed", "game", "seats", "options")}
-
-
-def _now(body):
-    if not body:
-        return None
-    return {k: body.get(k) for k in ("match", "n", "game", "seats", "state", "t")}
-
-
-def _safe(text):
-    return "".join(ch if ch.isprintable() else "?" for ch in str(text))[:80]
-
-
-# --- the command
-
-def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, password=None):
-    """Subscribe and serve until ``stop`` (a threading.Event) is set. ``password``, when given,
-    is used instead of the one in the URL."""
-    from assistant.club.page import serve
-    from assistant.club.publisher import broker_address, make_client
-    tls, bhost, bport, user, in_url = broker_address(broker)
-    password = password or in_url
-    client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
-    client.reconnect_delay_set(0.2, 5)
-    where = f"{bhost}:{bport}"
-    down = Repeated(log)  # one line when the broker goes out of reach, one (with a count) when back
-
-    def on_connect(c, userdata, flags, reason, properties):
-        if reason.is_failure:
-            down.happened("broker", f"board: the broker at {where} refused the board ({reason})")
-            return
-        board.connected = True
-        down.ended("broker", f"board: connected to the broker at {where} again")
-        c.subscribe([(f"club/{board.club}/+/events", 1), (f"club/{board.club}/+/now", 1),
-                     (f"club/{board.club}/+/record/+", 1), (f"club/{board.club}/+/status", 1)])
-
-    def on_subscribe(c, userdata, mid, reasons, properties):
-        board.subscribed = not any(r.is_failure for r in reasons)
-
-    def on_connect_fail(c, userdata):
-        board.connected = False
-        down.happened("broker", f"board: cannot reach the broker at {where}; retrying")
-
-    def on_disconnect(c, userdata, flags, reason, properties):
-        board.connected = False
-        if not (stop and stop.is_set()):
-            down.happened("broker", f"board: lost the broker at {where} ({reason}); retrying")
-
-    client.on_connect = on_connect
-    client.on_connect_fail = on_connect_fail
-    client.on_disconnect = on_disconnect
-    client.on_subscribe = on_subscribe
-    client.on_message = lambda c, u, msg: board.receive(msg.topic, msg.payload)
-    client.connect_async(bhost, bport, keepalive=10)
-    client.loop_start()
-    server = serve(board, host, port)
-    log.info("board: serving http://%s:%s/ for the club %s (broker %s)", host, server.server_address[1],
-             _safe(board.club), where)
-    try:
-        stop = stop or threading.Event()
-        while not stop.wait(5):
-            board.quiet()  # a storm of refused messages that ended is said so, with its count
-    finally:
-        server.shutdown()
-        client.loop_stop()
-        client.disconnect()
-
-
-def main(argv):
-    import signal
-    from assistant.cli import argument_parser
-    p = argument_parser("card-assistant board", description="The club's live results board.")
-    p.add_argument("--broker", required=True,
-                   help="mqtt://board@HOST:1883 (or mqtts://), with --password-file; a password in the URL "
-                        "(mqtt://board:PASSWORD@HOST) is on the command line, which every user can read")
-    p.add_argument("--db", required=True, help="the board's own SQLite file (made if missing)")
-    p.add_argument("--port", type=int, default=8030, help="the page's port (default 8030; a box's own page is on 8029)")
-    p.add_argument("--host", default="0.0.0.0", help="the address the page listens on")
-    p.add_argument("--club", default="club", help="the club's name, as in the boxes' [club] club")
-    p.add_argument("--cafile", default=None, help="with mqtts://: the broker's CA certificate")
-    p.add_argument("--password-file", default=None,
-                   help="a file holding the board's broker password (its first line), so that the password is "
-                        "not on the command line, where every user of the machine can read it")
-    args = p.parse_args(argv)
-    from assistant.club.publisher import broker_address
-    from assistant.box.config import NAME_RE
-    try:
-        broker_address(args.broker)
-    except ValueError as e:
-        p.error(str(e))
-    if not NAME_RE.fullmatch(args.club):  # "a/#" or "a+b" is no topic level: paho raised in its thread
-        p.error(f"--club {args.club!r} should be 1 to 40 letters, digits, '-' or '_' (as a box's [club] club)")
-    if not 0 <= args.port <= 65535:
-        p.error(f"--port {args.port} is not a port")
-    if args.cafile is not None:
-        from pathlib import Path
-        ca = Path(args.cafile)
-        why = ("is a folder, not a file" if ca.is_dir() else "does not exist" if not ca.exists()
-               else "cannot be read" if not os.access(ca, os.R_OK) else None)
-        if why:
-            p.error(f"--cafile {args.cafile} {why}")
-    password = None
-    if args.password_file is not None:
-        try:
-            password = read_password(args.password_file)
-        except ValueError as e:
-            p.error(f"--password-file {args.password_file} {e}")
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        board = Board(args.db, args.club)
-    except sqlite3.Error as e:
-        print(f"card-assistant board: cannot use {args.db}: {e}", file=__import__("sys").stderr)
-        return 1
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    try:
-        run_board(board, args.broker, args.port, args.host, args.cafile, stop, password)
-    except OSError as e:
-        print(f"card-assistant board: cannot serve on port {args.port}: {e.strerror}",
-              file=__import__("sys").stderr)
-        return 1
-    finally:
-        board.close()
-    return 0
-
-
-def read_password(path):
-    """The first line of ``path``; ValueError in plain words (the text never names the password)."""
-    from pathlib import Path
-    try:
-        data = Path(path).read_bytes()
-    except IsADirectoryError:
-        raise ValueError("is a folder, not a file") from None
-    except FileNotFoundError:
-        raise ValueError("does not exist") from None
-    except PermissionError:
-        raise ValueError(f"cannot be read by this user (uid {os.getuid()}): check its owner and mode") from None
-    except OSError as e:
-        raise ValueError(f"cannot be read ({e.strerror})") from None
-    try:
-        line = data.decode("utf-8").splitlines()[0].strip() if data.strip() else ""
-    except UnicodeDecodeError:
-        raise ValueError("is not UTF-8 text") from None
-    if not line:
-        raise ValueError("is empty")
-    return line

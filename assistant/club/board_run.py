@@ -1,0 +1,151 @@
+"""`card-assistant board`: the command that runs the club's results board (:mod:`.board`).
+
+    card-assistant board --broker mqtt://board@HOST:1883 --password-file FILE --db board.sqlite3 [--port 8030]
+
+It subscribes the board to the club's topics and serves its page until stopped; the broker going out
+of reach and coming back is one log line each.
+"""
+import logging
+import os
+import sqlite3
+import threading
+
+from assistant.repeated import Repeated
+from assistant.club.board import Board
+from assistant.club.message import printable
+
+log = logging.getLogger("assistant.club.board")  # the board's one log, whichever module speaks
+
+
+def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, password=None):
+    """Subscribe and serve until ``stop`` (a threading.Event) is set. ``password``, when given,
+    is used instead of the one in the URL."""
+    from assistant.club.page import serve
+    from assistant.club.publisher import broker_address, make_client
+    tls, bhost, bport, user, in_url = broker_address(broker)
+    password = password or in_url
+    client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
+    client.reconnect_delay_set(0.2, 5)
+    where = f"{bhost}:{bport}"
+    down = Repeated(log)  # one line when the broker goes out of reach, one (with a count) when back
+
+    def on_connect(c, userdata, flags, reason, properties):
+        if reason.is_failure:
+            down.happened("broker", f"board: the broker at {where} refused the board ({reason})")
+            return
+        board.connected = True
+        down.ended("broker", f"board: connected to the broker at {where} again")
+        c.subscribe([(f"club/{board.club}/+/events", 1), (f"club/{board.club}/+/now", 1),
+                     (f"club/{board.club}/+/record/+", 1), (f"club/{board.club}/+/status", 1)])
+
+    def on_subscribe(c, userdata, mid, reasons, properties):
+        board.subscribed = not any(r.is_failure for r in reasons)
+
+    def on_connect_fail(c, userdata):
+        board.connected = False
+        down.happened("broker", f"board: cannot reach the broker at {where}; retrying")
+
+    def on_disconnect(c, userdata, flags, reason, properties):
+        board.connected = False
+        if not (stop and stop.is_set()):
+            down.happened("broker", f"board: lost the broker at {where} ({reason}); retrying")
+
+    client.on_connect = on_connect
+    client.on_connect_fail = on_connect_fail
+    client.on_disconnect = on_disconnect
+    client.on_subscribe = on_subscribe
+    client.on_message = lambda c, u, msg: board.receive(msg.topic, msg.payload)
+    client.connect_async(bhost, bport, keepalive=10)
+    client.loop_start()
+    server = serve(board, host, port)
+    log.info("board: serving http://%s:%s/ for the club %s (broker %s)", host, server.server_address[1],
+             printable(board.club), where)
+    try:
+        stop = stop or threading.Event()
+        while not stop.wait(5):
+            board.quiet()  # a storm of refused messages that ended is said so, with its count
+    finally:
+        server.shutdown()
+        client.loop_stop()
+        client.disconnect()
+
+
+def main(argv):
+    import signal
+    from assistant.cli import argument_parser
+    p = argument_parser("card-assistant board", description="The club's live results board.")
+    p.add_argument("--broker", required=True,
+                   help="mqtt://board@HOST:1883 (or mqtts://), with --password-file; a password in the URL "
+                        "(mqtt://board:PASSWORD@HOST) is on the command line, which every user can read")
+    p.add_argument("--db", required=True, help="the board's own SQLite file (made if missing)")
+    p.add_argument("--port", type=int, default=8030, help="the page's port (default 8030; a box's own page is on 8029)")
+    p.add_argument("--host", default="0.0.0.0", help="the address the page listens on")
+    p.add_argument("--club", default="club", help="the club's name, as in the boxes' [club] club")
+    p.add_argument("--cafile", default=None, help="with mqtts://: the broker's CA certificate")
+    p.add_argument("--password-file", default=None,
+                   help="a file holding the board's broker password (its first line), so that the password is "
+                        "not on the command line, where every user of the machine can read it")
+    args = p.parse_args(argv)
+    from assistant.club.publisher import broker_address
+    from assistant.box.config import NAME_RE
+    try:
+        broker_address(args.broker)
+    except ValueError as e:
+        p.error(str(e))
+    if not NAME_RE.fullmatch(args.club):  # "a/#" or "a+b" is no topic level: paho raised in its thread
+        p.error(f"--club {args.club!r} should be 1 to 40 letters, digits, '-' or '_' (as a box's [club] club)")
+    if not 0 <= args.port <= 65535:
+        p.error(f"--port {args.port} is not a port")
+    if args.cafile is not None:
+        from pathlib import Path
+        ca = Path(args.cafile)
+        why = ("is a folder, not a file" if ca.is_dir() else "does not exist" if not ca.exists()
+               else "cannot be read" if not os.access(ca, os.R_OK) else None)
+        if why:
+            p.error(f"--cafile {args.cafile} {why}")
+    password = None
+    if args.password_file is not None:
+        try:
+            password = read_password(args.password_file)
+        except ValueError as e:
+            p.error(f"--password-file {args.password_file} {e}")
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        board = Board(args.db, args.club)
+    except sqlite3.Error as e:
+        print(f"card-assistant board: cannot use {args.db}: {e}", file=__import__("sys").stderr)
+        return 1
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        run_board(board, args.broker, args.port, args.host, args.cafile, stop, password)
+    except OSError as e:
+        print(f"card-assistant board: cannot serve on port {args.port}: {e.strerror}",
+              file=__import__("sys").stderr)
+        return 1
+    finally:
+        board.close()
+    return 0
+
+
+def read_password(path):
+    """The first line of ``path``; ValueError in plain words (the text never names the password)."""
+    from pathlib import Path
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise ValueError("is a folder, not a file") from None
+    except FileNotFoundError:
+        raise ValueError("does not exist") from None
+    except PermissionError:
+        raise ValueError(f"cannot be read by this user (uid {os.getuid()}): check its owner and mode") from None
+    except OSError as e:
+        raise ValueError(f"cannot be read ({e.strerror})") from None
+    try:
+        line = data.decode("utf-8").splitlines()[0].strip() if data.strip() else ""
+    except UnicodeDecodeError:
+        raise ValueError("is not UTF-8 text") from None
+    if not line:
+        raise ValueError("is empty")
+    return line
