@@ -15,7 +15,7 @@ from importlib.resources import files
 from assistant.rules.scenario import format_action
 from assistant.box.stats import FINISHED, IN_PLAY, replay_match, standings, wins_over_time
 from assistant.web import pages
-from assistant.web.server import HEADERS, PlainErrors, Server
+from assistant.web.serving import HEADERS, PlainErrors, Server
 
 NAV = (("/", "Tables"), ("/players", "Players"))  # the board's own pages (a box's are Now, Matches, Players)
 TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's own page

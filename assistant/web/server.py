@@ -5,148 +5,23 @@ Pages: ``/`` (Now), ``/matches``, ``/matches/ID``, ``/players``; JSON: ``/api/no
 ``/api/matches``, ``/api/players``, ``/api/matches/ID/scenario``. The standard library's
 ``http.server`` serves it (no dependency; bench/bench_web.py compares it with bottle).
 
-Hidden cards are never served: the Now page is the OLED's view model (the daemon's screen
-file, or the table rebuilt from the journal: assistant/web/now.py), the records hold hands'
-results only, and the scenario of the match in play (which holds the face-down trump, the
-discard and scanned hands) is refused until the match is over.
+What the pages are made of is :mod:`.site` (hidden cards are never served: it says how); the
+HTTP server under them, shared with the club board's page, is :mod:`.serving`; here are the routes
+and the command.
 """
 import json
-import logging
 import re
-import zlib
 import sys
 import threading
 from html import escape
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib.resources import files
 
 from assistant.cli import argument_parser
-from assistant.rules.match import Match
-from assistant.rules.shared import Refused
-from assistant.rules.scenario import ScenarioError, parse_action
-from assistant.box.stats import IN_PLAY, standings, wins_over_time
+from assistant.box.stats import standings, wins_over_time
 from assistant.web import pages
-from assistant.repeated import Repeated
-from assistant.web.history import History
-from assistant.box.screen_file import read_screen, runtime_dir, view_json
-from assistant.web.now import view_of
+from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server  # noqa: F401 (callers import them here)
+from assistant.web.site import STATIC, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
 
-log = logging.getLogger("card-assistant.web")
-UNREADABLE = "The journal cannot be read now; the box repairs it at its next start."
-STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; charset=utf-8"}
 MAX_LINE = 2048  # a request line longer than this is refused (414)
-MAX_CLIENTS = 128  # connections answered at once, a thread each (a browser keeps a few open)
-_BUSY = b"too many clients at once: try again in a few seconds\n"
-BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        b"Content-Length: %d\r\nConnection: close\r\nRetry-After: 5\r\n\r\n%s" % (len(_BUSY), _BUSY))
-HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cache-Control": "no-store",
-}
-
-
-class Site:
-    """What the pages are made of; one lock, since the journal connection and caches are shared."""
-
-    def __init__(self, state_dir, runtime=None):
-        self.history = History(state_dir)
-        self.runtime = runtime or runtime_dir(state_dir)  # where the daemon writes its screen
-        self.lock = threading.Lock()
-        self._now = (None, None)  # (version, answer)
-        self.trouble = Repeated(log)  # a damaged journal: one line when it starts, one when it reads again
-        self.static = {name: files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
-
-    def records(self):
-        with self.lock:
-            return self._read(self.history.records)
-
-    def _read(self, read, *args):
-        """``read(*args)`` from the journal; a damaged journal is logged when it starts and ends."""
-        out = read(*args)
-        if self.history.unreadable:
-            self.trouble.happened("journal", f"card-assistant web: the journal cannot be read "
-                                             f"({self.history.unreadable}); the pages say so until the box "
-                                             f"repairs it at its next start")
-        elif self.history.problem:
-            self.trouble.happened("journal", f"card-assistant web: {self.history.problem} (every page says so)")
-        else:
-            self.trouble.ended("journal", "card-assistant web: the journal can be read again")
-        return out
-
-    def cannot_read(self):
-        """Why the journal that is there cannot be shown now (damaged, or written by a newer
-        card-assistant), in words for every page; None when it can."""
-        return UNREADABLE if self.history.unreadable else self.history.problem
-
-    def record(self, mid):
-        return next((r for r in self.records() if r.id == mid), None)
-
-    def now(self):
-        """The Now page's data: the box's own screen when it belongs to the journal's latest
-        match at its latest row (``source``: "box"), else the table rebuilt from the journal
-        ("journal"), or a message when there is neither."""
-        with self.lock:
-            recs = self._read(self.history.records)
-            latest = self.history.latest
-            shown = read_screen(self.runtime)
-            rec = recs[-1] if recs and recs[-1].id == latest[0] else None
-            state = rec.state if rec else None
-            if shown is not None and (shown[0].get("match"), shown[0].get("rows")) == latest:
-                return {"id": latest[0], "version": f"box:{zlib.crc32(shown[1].encode())}", "state": state,
-                        "source": "box", "view": shown[0]["view"], "message": ""}
-            if rec is None:
-                return {"id": None, "version": "none", "state": None, "source": None, "view": None,
-                        "message": self.history.problem or "No match in the journal yet."}
-            version = f"{rec.id}:{rec.actions}:{len(rec.hands)}:{rec.state}"
-            if self._now[0] == version:
-                return self._now[1]
-            found = self._read(self.history.scenario_lines, rec.id)
-            view = view_of(rec, found[3], self.history.journal) if found else None
-            answer = {"id": rec.id, "version": version, "state": rec.state, "source": "journal",
-                      "view": None if view is None else view_json(view, rec.seats),
-                      "message": "" if view else "The match in play cannot be shown."}
-            self._now = (version, answer)
-            return answer
-
-    def scenario(self, rec):
-        """The match's actions in effect as a scenario file, or None for the journal's newest match:
-        in play, or over but still the box's match, whose end an undo at the table can take back
-        (S2), and the file would then have shown cards hidden again (the last hand's discard, the
-        scanned hands). As the records say, and as the lines read for the file say (a journal
-        replaced in between)."""
-        if rec.state == IN_PLAY:
-            return None
-        with self.lock:
-            game, seats, options, lines, newest = self._read(self.history.scenario_lines, rec.id)
-        match = Match(game, seats, options)
-        for n, line in enumerate(lines, 1):
-            try:
-                match.apply(parse_action(line.split(), game, seats, n))
-            except (ScenarioError, Refused):
-                break
-        if rec.id == newest:
-            return None
-        return match.export(comment=f"match {rec.id} of the box's journal ({rec.state})")
-
-    def close(self):
-        self.history.close()
-
-
-def match_json(rec):
-    return {"id": rec.id, "game": rec.game, "seats": list(rec.seats), "score": rec.score,
-            "winner": rec.winner, "started": rec.started, "finished": rec.finished, "state": rec.state,
-            "hands": len(rec.hands), "actions": rec.actions, "note": rec.note}
-
-
-def players_json(records):
-    return {"standings": standings(records),
-            "wins_over_time": {g: {n: [list(p) for p in s] for n, s in per.items()}
-                               for g, per in wins_over_time(records).items()}}
-
 
 ROUTES = [
     (re.compile(r"/"), "now_page"),
@@ -160,13 +35,6 @@ ROUTES = [
     (re.compile(r"/api/matches/(\d{1,9})/scenario"), "api_scenario"),
     (re.compile(r"/static/([a-z]+\.[a-z]+)"), "static_file"),
 ]
-
-
-class PlainErrors(BaseHTTPRequestHandler):
-    """The standard library's own refusals (a garbled request, 405, 414, 431, 501) as one plain
-    line, like every other answer, instead of its HTML page."""
-    error_message_format = "%(code)d %(message)s\n"
-    error_content_type = "text/plain; charset=utf-8"
 
 
 class Handler(PlainErrors):
@@ -305,57 +173,6 @@ class Handler(PlainErrors):
         if name not in STATIC:
             return 404, "text/plain; charset=utf-8", b"no such file\n", {}
         return 200, STATIC[name], self.site.static[name], {"Cache-Control": "max-age=3600"}
-
-
-class Server(ThreadingHTTPServer):
-    """One thread per client, at most ``MAX_CLIENTS`` at once: a client beyond them (hundreds of
-    idle connections from the club's Wi-Fi) gets a plain 503 line at once, with no thread, so the
-    process never runs out of threads, and its log says so once per storm, never a traceback."""
-    daemon_threads = True
-    request_queue_size = 16
-    name = "card-assistant web"  # in its log lines (the board's page says its own)
-
-    def __init__(self, *args, **kwargs):
-        self._slots = threading.BoundedSemaphore(MAX_CLIENTS)
-        self.busy = Repeated(log)  # turned away: one line when it starts, one (counted) when over
-        super().__init__(*args, **kwargs)
-
-    def process_request(self, request, client_address):
-        if self._slots.acquire(blocking=False):
-            try:
-                super().process_request(request, client_address)  # a thread of its own
-                self.busy.ended("clients", f"{self.name}: fewer than {MAX_CLIENTS} connections again")
-                return
-            except RuntimeError:  # no thread can be started now (the system's limit)
-                self._slots.release()
-        self.busy.happened("clients", f"{self.name}: {MAX_CLIENTS} connections at once: more are answered "
-                                      "503 at once until one leaves")
-        try:  # the answer needs no request: sent at once, with no thread and no wait
-            request.setblocking(False)
-            try:
-                request.recv(65536)  # what the client sent already: closed unread, it would reset
-            except BlockingIOError:
-                pass
-            request.sendall(BUSY)
-        except OSError:
-            pass
-        self.shutdown_request(request)
-
-    def process_request_thread(self, request, client_address):
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
-
-    def handle_error(self, request, client_address):
-        """A client that went away or whose network failed (a closed tab, lost Wi-Fi) is no fault:
-        one debug line. Anything else is one plain line: never a traceback in the log."""
-        e = sys.exc_info()[1]
-        if isinstance(e, OSError):
-            log.debug("client %s went away: %s", client_address[0], e)
-            return
-        log.error("%s: could not answer a client (%s); the page goes on", self.name, type(e).__name__)
-        log.debug("the details", exc_info=True)
 
 
 def make_server(state_dir, host="127.0.0.1", port=8029, runtime=None):

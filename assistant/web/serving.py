@@ -1,0 +1,81 @@
+"""The HTTP server under the box's page and the club board's page: a thread per client, at most
+``MAX_CLIENTS`` at once, the same safety headers on every answer, and the standard library's own
+refusals as one plain line."""
+import logging
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from assistant.repeated import Repeated
+
+log = logging.getLogger("card-assistant.web")
+MAX_CLIENTS = 128  # connections answered at once, a thread each (a browser keeps a few open)
+_BUSY = b"too many clients at once: try again in a few seconds\n"
+BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        b"Content-Length: %d\r\nConnection: close\r\nRetry-After: 5\r\n\r\n%s" % (len(_BUSY), _BUSY))
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+
+class PlainErrors(BaseHTTPRequestHandler):
+    """The standard library's own refusals (a garbled request, 405, 414, 431, 501) as one plain
+    line, like every other answer, instead of its HTML page."""
+    error_message_format = "%(code)d %(message)s\n"
+    error_content_type = "text/plain; charset=utf-8"
+
+
+class Server(ThreadingHTTPServer):
+    """One thread per client, at most ``MAX_CLIENTS`` at once: a client beyond them (hundreds of
+    idle connections from the club's Wi-Fi) gets a plain 503 line at once, with no thread, so the
+    process never runs out of threads, and its log says so once per storm, never a traceback."""
+    daemon_threads = True
+    request_queue_size = 16
+    name = "card-assistant web"  # in its log lines (the board's page says its own)
+
+    def __init__(self, *args, **kwargs):
+        self._slots = threading.BoundedSemaphore(MAX_CLIENTS)
+        self.busy = Repeated(log)  # turned away: one line when it starts, one (counted) when over
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request, client_address):
+        if self._slots.acquire(blocking=False):
+            try:
+                super().process_request(request, client_address)  # a thread of its own
+                self.busy.ended("clients", f"{self.name}: fewer than {MAX_CLIENTS} connections again")
+                return
+            except RuntimeError:  # no thread can be started now (the system's limit)
+                self._slots.release()
+        self.busy.happened("clients", f"{self.name}: {MAX_CLIENTS} connections at once: more are answered "
+                                      "503 at once until one leaves")
+        try:  # the answer needs no request: sent at once, with no thread and no wait
+            request.setblocking(False)
+            try:
+                request.recv(65536)  # what the client sent already: closed unread, it would reset
+            except BlockingIOError:
+                pass
+            request.sendall(BUSY)
+        except OSError:
+            pass
+        self.shutdown_request(request)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request, client_address):
+        """A client that went away or whose network failed (a closed tab, lost Wi-Fi) is no fault:
+        one debug line. Anything else is one plain line: never a traceback in the log."""
+        e = sys.exc_info()[1]
+        if isinstance(e, OSError):
+            log.debug("client %s went away: %s", client_address[0], e)
+            return
+        log.error("%s: could not answer a client (%s); the page goes on", self.name, type(e).__name__)
+        log.debug("the details", exc_info=True)
