@@ -208,7 +208,7 @@ def _details(img, view, first=()):
     public notes (pair, accused, no reader) take the place of the trick number. Each line of
     ``first`` (the flip's prompt, before any dealer) takes a whole line whose left half is free
     (bold where it fits); without room for them, they take both pages and the details go."""
-    rows, lines, prompt = list(_detail_texts(view)), list(first), set()
+    rows, lines, prompt = list(detail_texts(view)), list(first), set()
     for k, (left, right) in enumerate(rows):
         if lines and not left:
             rows[k] = (lines.pop(0), "")
@@ -221,7 +221,7 @@ def _details(img, view, first=()):
         _right(img, y, right)
 
 
-def _detail_texts(view):
+def detail_texts(view):
     """The details' two lines as (left, right) texts."""
     seat = lambda i: short_name(view.seats[i], 5)  # noqa: E731
     left1 = f"Deal {seat(view.dealer)}" if view.dealer is not None else ""

@@ -13,7 +13,7 @@ import re
 import sys
 import textwrap
 
-from assistant.rules.cards import CardError, card_name, parse_card
+from assistant.rules.cards import SUIT_SYMBOLS, CardError, card_label, card_name, parse_card
 from assistant.sim.bots import pad_for
 
 
@@ -28,6 +28,33 @@ def screen_words(view):
     if view.alert is not None:
         words += f" | {view.alert.kind}: {view.alert.text}"
     return words
+
+
+def table_words(view):
+    """What the screen's drawing shows above the prompt, in words (public information only):
+    the score, trump, the details' two lines, the up-card, the cards on the table. For a
+    terminal where the drawing is not shown (too narrow) or its top has scrolled away (too few
+    rows); None on a menu, which has its own words."""
+    from assistant.box.screen import detail_texts
+    if view.phase == "menu":
+        return None
+    sides = view.side_names()
+    parts = [f"{sides[0]} {view.score[0]}, {sides[1]} {view.score[1]}"]
+    if isinstance(view.trump, int):
+        parts.append(f"trump {SUIT_SYMBOLS[view.trump]}")
+    elif view.trump == "hidden":
+        parts.append("trump face down")
+    if view.phase != "flip":
+        parts += [t for row in detail_texts(view) for t in row if t]
+    if view.up_card is not None and view.phase in ("upcard", "trump1", "discard"):
+        parts.append(f"up-card {card_label(view.up_card)}")
+    if view.turned_down is not None and view.phase == "trump2":
+        parts.append(f"turned down {SUIT_SYMBOLS[view.turned_down]}")
+    shown = view.flipped if view.phase == "flip" else view.trick if view.phase == "play" else ()
+    if shown:
+        label = "flipped" if view.phase == "flip" else "on the table"
+        parts.append(f"{label}: " + ", ".join(f"{view.seats[s]} {card_label(c)}" for s, c in shown))
+    return " | ".join(parts)
 
 
 # typed word -> (gesture, button)
@@ -60,12 +87,19 @@ ARROWS = {"D": "left", "C": "right", "A": None, "B": None}
 ARROW_LINE = re.compile(r"(?:\x1b[\[O][A-D])+")
 FULL_WIDTH = 130     # columns the OLED takes drawn in half blocks, with its border
 COMPACT_WIDTH = 66   # in quarter blocks (to_terminal's compact), with its border
+DRAWN_LINES = 36     # lines the drawing takes (either size, with its border), its words and the prompt
 
 
 def terminal_columns():
     """How wide the terminal is, or None when the output is not a terminal (a pipe, a file)."""
+    size = terminal_size()
+    return size and size.columns
+
+
+def terminal_size():
+    """The terminal's size (columns, lines), or None when the output is not a terminal."""
     try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else None
+        return os.get_terminal_size(sys.stdout.fileno()) if sys.stdout.isatty() else None
     except (OSError, ValueError):
         return None
 
@@ -95,7 +129,8 @@ def interactive(sim):
         + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
     too_narrow = None  # the width last said to be too narrow for the screen, said once
     while True:
-        columns = terminal_columns()
+        size = terminal_size()
+        columns = size and size.columns
         drawn = frame_text(sim.box.frame, columns)
         if drawn is not None:
             print(drawn)
@@ -104,6 +139,10 @@ def interactive(sim):
             too_narrow = columns
             say(f"  (the terminal is {columns} columns wide; the screen needs {COMPACT_WIDTH}, "
                 f"or {FULL_WIDTH} at full size: widen it to see the screen, its words follow)")
+        # no drawing, or one whose top (the score, trump) scrolled out of a short terminal
+        table = table_words(sim.box.view) if drawn is None or (size and size.lines < DRAWN_LINES) else None
+        if table:
+            say("  table: " + table)
         say("  screen: " + screen_words(sim.box.view))
         try:
             line = input("> ").strip()

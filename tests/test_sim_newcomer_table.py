@@ -1,0 +1,37 @@
+"""What a third newcomer met at the keyboard simulator (`card-assistant sim` in a terminal, as the
+README says to play it): each test names the fault and plays the real command."""
+from test_sim_newcomer import in_terminal, piped
+
+# towers from the new-match menu: P1 deals (J♠), 9♥ turned up, P2 accepts, P1 discards face
+# down, P2 says no to for 2, leads A♠
+TOWERS_LEAD = "\nJS\n9H\n\n9S\n\nAS\n"
+
+
+def words(out):
+    return " ".join(out.split())  # the lines are broken between words to fit the terminal
+
+
+def test_a_terminal_too_narrow_for_the_drawing_still_shows_the_score_trump_and_trick(tmp_path):
+    """Fault: below 66 columns only the prompt was said ("screen: play: P1 to play"): the score,
+    trump, dealer and the cards on the table were nowhere, so the match could not be followed."""
+    out = words(in_terminal(["sim", "--state-dir", tmp_path], TOWERS_LEAD + "q\n", columns=60))
+    assert "table: P1 0, P2 0 | trump ♥ | Deal P1 | Hand 7 | Trump by P2 | Tricks 0-0 | " \
+           "on the table: P2 A♠ screen: play: P1 to play" in out
+    assert "table: P1 0, P2 0 | Deal P1 | Hand 7 | Tricks 0-0 | up-card 9♥ screen: trump1: P2 < Accept >" in out
+    assert "9♠" not in out.replace("> 9S", "")  # the discard is only where it was typed
+
+
+def test_a_terminal_too_short_for_the_drawing_says_what_scrolled_out_of_it(tmp_path):
+    """Fault: the drawing is 34 lines tall; in an 80x24 terminal (or a 30-row tmux) its top, the
+    score and trump, scrolled away at every turn and could not be seen."""
+    out = words(in_terminal(["sim", "--state-dir", tmp_path], TOWERS_LEAD + "q\n", columns=80, rows=24))
+    assert "table: P1 0, P2 0 | trump ♥ | Deal P1" in out
+    tall = in_terminal(["sim", "--state-dir", tmp_path], "q\n", columns=140, rows=40)
+    assert "table:" not in tall and "table:" not in piped(["sim", "--state-dir", tmp_path], "q\n")
+
+
+def test_the_table_words_keep_the_twenty_nine_trump_face_down(tmp_path):
+    out = words(in_terminal(["sim", "--state-dir", tmp_path, "--game", "twenty-nine"],
+                            "\n\nJS\n\na\n\na\n\na\n\n2 7H\nq\n", columns=60))
+    assert "table: P1+P3 0, P2+P4 0 | trump face down | Deal P1 | P2 bid 16" in out
+    assert "7♥" not in out
