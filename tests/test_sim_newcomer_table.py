@@ -35,3 +35,15 @@ def test_the_table_words_keep_the_twenty_nine_trump_face_down(tmp_path):
                             "\n\nJS\n\na\n\na\n\na\n\n2 7H\nq\n", columns=60))
     assert "table: P1+P3 0, P2+P4 0 | trump face down | Deal P1 | P2 bid 16" in out
     assert "7♥" not in out
+
+
+def test_cards_typed_together_over_a_menu_stop_at_the_first_the_box_does_not_take(tmp_path):
+    """Fault: with deal scan on, the up-card tapped before the hands opens the menu "Keep
+    scanning / End scan"; a hand typed then (`1 AS KS QS JS 10S 9S AH`) printed "tapped" for all
+    seven cards although the box took none ("Finish the menu first"), so the newcomer believed
+    the hand scanned. Now the first card not taken stops the rest, as a refusal does."""
+    out = piped(["sim", "--state-dir", tmp_path, "--deal-scan"],
+                "\nJS\n9H\n1 AS KS QS JS 10S 9S AH\nq\n")
+    assert "tapped AS on pad 1" in out and "tapped KS" not in out
+    assert "refused: KS QS JS 10S 9S AH not tapped" in out
+    assert "Finish the menu first" in out

@@ -215,10 +215,16 @@ def tap_cards(sim, line):
         sim.tap(at, card)
         say(f"  tapped {card_name(card)} on pad {at + 1}")
         now = getattr(sim.table, "alert", None)
-        refused = now is not alert and getattr(now, "kind", None) == "refused"
+        refused = now is not alert and now is not None and (
+            now.kind in NOT_TAKEN or now.cause in NOT_TAKEN)
         if refused and cards[i + 1:]:
             say(f"  refused: {' '.join(map(card_name, cards[i + 1:]))} not tapped")
             return
+
+
+# the alerts (kinds, causes) of a tap the box did not take: a refusal, a tag not in the deck, a
+# card tapped while a menu is up
+NOT_TAKEN = ("refused", "unknown-tag", "menu-first")
 
 
 def is_pad_number(word):
