@@ -47,3 +47,12 @@ def test_cards_typed_together_over_a_menu_stop_at_the_first_the_box_does_not_tak
     assert "tapped AS on pad 1" in out and "tapped KS" not in out
     assert "refused: KS QS JS 10S 9S AH not tapped" in out
     assert "Finish the menu first" in out
+
+
+def test_a_card_tapped_on_a_fresh_box_says_to_choose_a_game_not_to_press_back(tmp_path):
+    """Fault: a card typed before any match was answered "Finish the menu first (Back to leave
+    it)", but Back on a fresh box's new-match menu leaves nothing: the newcomer pressed it and
+    nothing happened."""
+    out = piped(["sim", "--state-dir", tmp_path], "JS\nb\nq\n")
+    assert "info: No match yet: choose with Left/Right, then OK" in out
+    assert "Back to leave it" not in out

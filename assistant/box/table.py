@@ -209,7 +209,10 @@ class Table:
         if card is None:
             self.set_alert("unknown-tag", "Unknown card tag: not in the enrolled pack", "unknown-tag")
             return
-        if self.match is None or self.menu is not None:
+        if self.match is None:  # a fresh box: its menu starts the first match, Back leaves nothing
+            self.set_alert("info", "No match yet: choose with Left/Right, then OK", "menu-first")
+            return
+        if self.menu is not None:
             self.set_alert("info", "Finish the menu first (Back to leave it)", "menu-first")
             return
         if card not in pack_for(self.match.game):
