@@ -16,7 +16,7 @@ COMMANDS = {
     "replay": ("assistant.replay", "replay a scenario file and print the state it ends in"),
     "enroll": ("assistant.box.enroll", "enrol a tagged pack: tap each card once, write a deck file"),
     "run": ("assistant.box.daemon", "run the box (the daemon systemd starts)"),
-    "sim": ("assistant.sim.simulator", "run the box headless with simulated pins, display and reader"),
+    "sim": ("assistant.sim.simulator", "play the box at the keyboard (or let bots play) on simulated hardware"),
     "export": ("assistant.export", "write the journal's matches as scenario files (reads only)"),
     "players": ("assistant.box.players", "enrol, list, rename or remove player tags (not cards)"),
     "web": ("assistant.web.server", "serve the box's web page: now, matches, players (reads only)"),

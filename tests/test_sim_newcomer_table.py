@@ -56,3 +56,31 @@ def test_a_card_tapped_on_a_fresh_box_says_to_choose_a_game_not_to_press_back(tm
     out = piped(["sim", "--state-dir", tmp_path], "JS\nb\nq\n")
     assert "info: No match yet: choose with Left/Right, then OK" in out
     assert "Back to leave it" not in out
+
+
+def cli(*args):
+    import subprocess
+    import sys
+    from test_sim_newcomer import ROOT, environ
+    return subprocess.run([sys.executable, "-m", "assistant.cli", *args], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, env=environ())
+
+
+def test_the_commands_help_says_sim_is_played_at_the_keyboard_and_which_keys():
+    """Fault: `card-assistant --help` called sim "run the box headless", and `sim --help` never
+    said that without --bots it is played at the keyboard, nor with which keys."""
+    top = cli("--help").stdout
+    assert "headless" not in top
+    assert "sim      play the box at the keyboard (or let bots play) on simulated hardware" in top
+    words = " ".join(cli("sim", "--help").stdout.split())
+    assert "Without --bots you play at the keyboard: type a card (JS, '2 JS' for pad 2" in words
+    assert "u undo (hold Back), q quit" in words
+
+
+def test_players_without_a_word_says_what_it_can_do_not_argparses_variable_names():
+    """Fault: `card-assistant players` said "the following arguments are required: what, NAME",
+    naming a variable of the code, and NAME, which `players list` does not take."""
+    got = cli("players")
+    assert got.returncode == 2 and got.stdout == ""
+    assert got.stderr == ("card-assistant players: error: say what to do: players add NAME, players list, "
+                          "players rename OLD NEW or players remove NAME (see card-assistant players --help)\n")

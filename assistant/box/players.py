@@ -128,12 +128,14 @@ def main(argv, events=None):
     from assistant.cli import argument_parser
     from assistant.box.enroll import DEFAULT_PORT, open_reader
     p = argument_parser("card-assistant players", description="Enrol, list, rename and remove player tags.")
-    p.add_argument("what", choices=("add", "list", "rename", "remove"))
+    p.add_argument("what", choices=("add", "list", "rename", "remove"), nargs="?")
     p.add_argument("names", nargs="*", metavar="NAME")
     p.add_argument("--state-dir", default=None, help="where the journal and players.txt live (default: the config's)")
     p.add_argument("--config", default=None, help="TOML config, for its state_dir and deck")
     p.add_argument("--port", default=DEFAULT_PORT, help=f"the reader's serial port (default {DEFAULT_PORT})")
     args = p.parse_args(argv)
+    if args.what is None:  # argparse named its own variables: "required: what, NAME"
+        p.error("say what to do: players add NAME, players list, players rename OLD NEW or players remove NAME")
     want = {"add": 1, "list": 0, "rename": 2, "remove": 1}[args.what]
     if len(args.names) != want:
         p.error(f"players {args.what} takes {want} name(s), not {len(args.names)}")

@@ -27,7 +27,9 @@ DEFAULT_PADS = {"towers": FOUR_SEATS, "twenty-nine": FOUR_SEATS}
 
 def parse_args(argv):
     """The arguments, every one checked before anything starts (argparse's one-line errors)."""
-    p = argument_parser("card-assistant sim", description=__doc__.split("\n\n")[0])
+    from assistant.sim.keyboard import KEYS_HELP
+    p = argument_parser("card-assistant sim", description=__doc__.split("\n\n")[0],
+                        epilog="Without --bots you play at the keyboard: " + " ".join(KEYS_HELP.split()))
     p.add_argument("--game", choices=("towers", "twenty-nine"), default=None,
                    help="the game a new match offers first; default: the game of the match in play in "
                         "--state-dir (which goes on whatever this says), else towers")
