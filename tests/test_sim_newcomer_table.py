@@ -84,3 +84,18 @@ def test_players_without_a_word_says_what_it_can_do_not_argparses_variable_names
     assert got.returncode == 2 and got.stdout == ""
     assert got.stderr == ("card-assistant players: error: say what to do: players add NAME, players list, "
                           "players rename OLD NEW or players remove NAME (see card-assistant players --help)\n")
+
+
+def test_hold_back_after_a_hands_last_scanned_card_takes_back_that_card(tmp_path):
+    """Deal scan, hold Back: "the last scanned card" is taken back. Fault: when that card completed
+    a hand (P2's seventh, mis-tapped AC for AH), hold Back took back another seat's card (P1's
+    A♠), and a second hold Back threw away P2's whole hand. Now P2 is back at 6 of 7."""
+    out = piped(["sim", "--state-dir", tmp_path, "--deal-scan"],
+                "\nJS\n1 AS\n2 AD KD QD JD 10D 9D AC\nu\n2 AH\nq\n")
+    screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens[-3:] == ["scan: P1 deals 7 each / Scan P1 1/7",
+                            "scan: P1 deals 7 each / Scan P1 1/7 P2 6/7 | info: Scan: P2's last card taken back",
+                            "scan: P1 deals 7 each / Scan P1 1/7"]
+    scenario = cli("export", "--state-dir", str(tmp_path), "-").stdout.split("\n")
+    assert [ln for ln in scenario if ln and not ln.startswith("#")] == [
+        "game towers", "flip JS", "hand P2 AD KD QD JD 10D 9D AC", "undo", "hand P2 AD KD QD JD 10D 9D AH"]

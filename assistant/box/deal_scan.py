@@ -26,6 +26,7 @@ class DealScan:
         self.on = on
         self.cards = {}    # seat -> the cards tapped so far (hidden)
         self.taps = []     # seats in the order their cards were tapped (hold Back takes one back)
+        self.completed = None  # the hand the last tap completed: (its action, seat, cards, taps)
 
     def target(self, seat):
         """How many cards ``seat`` scans this hand, or 0 when its hand is known or played, or the
@@ -55,6 +56,7 @@ class DealScan:
         return ["Scan " + " ".join(counts[:2])] + ([" ".join(counts[2:])] if counts[2:] else [])
 
     def clear(self):
+        self.completed = None
         if self.taps:
             self.cards, self.taps = {}, []
             self._forget_quietly()
@@ -124,6 +126,7 @@ class DealScan:
 
     def _add(self, seat, card):
         t = self.table
+        self.completed = None
         if card in self.cards.get(seat, ()):
             t.alert_refused("That card is already scanned", "scan")
             return
@@ -144,6 +147,7 @@ class DealScan:
             return
         hand = Action("hand", seat=seat, cards=t.desk.hand_with_hidden(t.match.engine, seat, cards))
         if t.apply(hand, at_once=True):  # stored before its taps are forgotten
+            self.completed = (hand, seat, list(cards), list(self.taps))
             del self.cards[seat]
             self.taps = [s for s in self.taps if s != seat]
             self._forget_quietly()
@@ -155,7 +159,13 @@ class DealScan:
                                 "tap your last card again", "hidden-card")
 
     def take_back(self):
-        """Hold Back: the last scanned card is taken back, before any action is undone. True if one was."""
+        """Hold Back: the last scanned card is taken back, before any action is undone. True if one was.
+        The card that completed a hand is the last scanned card too: its hand line is undone and
+        the hand's other cards stay scanned (not another seat's card, nor the whole hand)."""
+        completed, self.completed = self.completed, None
+        m = self.table.match
+        if completed is not None and m is not None and m.actions and m.actions[-1] is completed[0]:
+            return self._reopen(*completed[1:])
         if not self.taps:
             return False
         seat = self.taps.pop()
@@ -168,6 +178,23 @@ class DealScan:
             self.table.alert_refused(str(err), "journal")
             return True
         self.table.set_alert("info", f"Scan: {self.table.match.seats[seat]}'s last card taken back", "scan")
+        return True
+
+    def _reopen(self, seat, cards, taps):
+        """Take back the card that completed ``seat``'s hand: its hand line undone, the others kept."""
+        t = self.table
+        if not t.apply(Action("undo")):  # the alert says why; the hand stays as it was
+            return True
+        t.note = None  # not "Undone: P2's scanned hand": only its last card is
+        self.cards[seat], self.taps = cards[:-1], taps[:-1]
+        try:
+            self._save()
+        except JournalError as err:  # the hand is undone, its taps not kept: scan it again
+            self.cards.pop(seat, None)
+            self.taps = [s for s in self.taps if s != seat]
+            t.alert_refused(str(err), "journal")
+            return True
+        t.set_alert("info", f"Scan: {t.match.seats[seat]}'s last card taken back", "scan")
         return True
 
     def _forget_quietly(self):
