@@ -99,3 +99,12 @@ def test_hold_back_after_a_hands_last_scanned_card_takes_back_that_card(tmp_path
     scenario = cli("export", "--state-dir", str(tmp_path), "-").stdout.split("\n")
     assert [ln for ln in scenario if ln and not ln.startswith("#")] == [
         "game towers", "flip JS", "hand P2 AD KD QD JD 10D 9D AC", "undo", "hand P2 AD KD QD JD 10D 9D AH"]
+
+
+def test_a_press_that_changes_nothing_says_what_the_button_is_for(tmp_path):
+    """Fault: Back (b) during play, or Left/Right with nothing to choose, did nothing and said
+    nothing: a newcomer who took b for undo could not tell the press was heard."""
+    out = piped(["sim", "--state-dir", tmp_path], TOWERS_LEAD + "b\nd\nu\nq\n")
+    assert out.count("(Back clears an alert or leaves a menu: nothing to clear now; u, hold Back, undoes)") == 1
+    assert out.count("(nothing to choose now: Left and Right move a choice or a menu)") == 1
+    assert "screen: for2: Undone: P2's A♠" in out

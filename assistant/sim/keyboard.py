@@ -64,6 +64,11 @@ KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "lef
         "u": ("hold", "back"), "undo": ("hold", "back")}
 KEYS_HELP = ("  type a card (JS, '2 JS' for pad 2, or several: AS KS QS), a/d or the arrow keys\n"
              "  left/right, Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit, help these keys.")
+# what a press that changed nothing on the screen says, in the terminal only (the box says nothing)
+UNCHANGED = {
+    "back": "  (Back clears an alert or leaves a menu: nothing to clear now; u, hold Back, undoes)",
+    "left": "  (nothing to choose now: Left and Right move a choice or a menu)",
+    "right": "  (nothing to choose now: Left and Right move a choice or a menu)"}
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("help", "?", "h")
 
@@ -157,7 +162,10 @@ def interactive(sim):
             continue
         if word in KEYS:
             gesture, button = KEYS[word]
+            before = sim.box.view
             getattr(sim, gesture)(button)
+            if gesture == "press" and button in UNCHANGED and sim.box.view == before:
+                say(UNCHANGED[button])
         elif ARROW_LINE.fullmatch(line):
             buttons = [ARROWS[key] for key in line[2::3]]
             for button in filter(None, buttons):
