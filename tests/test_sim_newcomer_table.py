@@ -108,3 +108,11 @@ def test_a_press_that_changes_nothing_says_what_the_button_is_for(tmp_path):
     assert out.count("(Back clears an alert or leaves a menu: nothing to clear now; u, hold Back, undoes)") == 1
     assert out.count("(nothing to choose now: Left and Right move a choice or a menu)") == 1
     assert "screen: for2: Undone: P2's A♠" in out
+
+
+def test_a_players_name_with_an_accent_is_refused_in_words_that_say_why():
+    """Fault: `--player Zoë` was refused as not "one word of 1 to 12 letters, digits, - or _":
+    ë is a letter, so the words did not say what was wrong."""
+    got = cli("sim", "--player", "Zoë")
+    assert got.returncode == 2
+    assert "'Zoë' cannot name a player: one word of 1 to 12 letters (A to Z, no accents)" in got.stderr

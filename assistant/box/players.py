@@ -40,8 +40,8 @@ def short_name(name):
 def check_name(name, players=None, keep=None):
     """``name`` if it can name a player (not taken by another than ``keep``), else PlayersError."""
     if not _NAME.fullmatch(name or ""):
-        raise PlayersError(f"{name[:40]!r} cannot name a player: one word of 1 to 12 letters, digits, "
-                           f"- or _, starting with a letter")
+        raise PlayersError(f"{name[:40]!r} cannot name a player: one word of 1 to 12 letters (A to Z, "
+                           f"no accents), digits, - or _, starting with a letter")
     if seat_index(name, ("P1", "P2", "P3", "P4")) is not None:
         raise PlayersError(f"{name!r} is a seat's own name (guests are P1 to P4): choose another")
     if name.lower() in ACTIONS:
