@@ -91,11 +91,25 @@ def web(rest):
     """The web page on http://127.0.0.1:8029/ (``--host 0.0.0.0`` for phones on the same Wi-Fi)
     while bots play into .play/: two towers and one Twenty-Nine match at full speed (Matches and
     Players fill at once), then one of each at a pace to watch on the Now page; it stays up after."""
+    import argparse
     import signal
+    p = argparse.ArgumentParser(
+        prog="python3 dev.py web",
+        description="The box's web page on http://127.0.0.1:8029/ while bots play matches of both games "
+                    "into the folder .play/ (two towers and a Twenty-Nine match at full speed, then one of "
+                    "each at 0.4 s an action to watch on Now); the page stays up after (Ctrl-C stops it).",
+        epilog="The page reads the folder .play/ of the checkout; to show another state folder, "
+               "run the page yourself: python3 dev.py run web --state-dir DIR --port 8029")
+    p.add_argument("--host", default="127.0.0.1", help="address the page listens on (default 127.0.0.1)")
+    p.add_argument("--port", default="8029", help="the page's port (default 8029)")
+    args, unknown = p.parse_known_args(rest)
+    if unknown:  # card-assistant web's own options (--state-dir...) would fight the bots' folder
+        sys.exit(f"dev.py web: {' '.join(unknown)}: dev.py web takes only --host and --port "
+                 "(python3 dev.py web --help)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: stop the page too
     state = private_folder(ROOT / ".play")
     exe = str(BIN / "card-assistant")
-    server = subprocess.Popen([exe, "web", "--state-dir", str(state), *(rest or ["--port", "8029"])],
+    server = subprocess.Popen([exe, "web", "--state-dir", str(state), "--host", args.host, "--port", args.port],
                               stderr=subprocess.PIPE, text=True, bufsize=1)
     if not serving(server):  # the port is taken, a bad argument: said in its line, and stop
         sys.exit(server.wait() or 1)

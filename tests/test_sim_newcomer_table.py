@@ -116,3 +116,26 @@ def test_a_players_name_with_an_accent_is_refused_in_words_that_say_why():
     got = cli("sim", "--player", "Zoë")
     assert got.returncode == 2
     assert "'Zoë' cannot name a player: one word of 1 to 12 letters (A to Z, no accents)" in got.stderr
+
+
+def test_dev_py_web_help_is_its_own_and_it_refuses_the_pages_other_options(tmp_path, monkeypatch, capsys):
+    """Fault: `python3 dev.py web --help` printed `card-assistant web --help` (its --state-dir,
+    --config and --runtime-dir, which dev.py web sets itself) and exited 1; `dev.py web
+    --state-dir DIR` started a page on DIR and then the bots on .play/."""
+    import pytest
+    from test_sim_fixes import load_dev
+    dev = load_dev()
+    monkeypatch.setattr(dev, "ROOT", tmp_path)
+    started = []
+    monkeypatch.setattr(dev.subprocess, "Popen", lambda *a, **kw: started.append(a))
+    with pytest.raises(SystemExit) as exit_:
+        dev.web(["--help"])
+    assert exit_.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.startswith("usage: python3 dev.py web [-h] [--host HOST] [--port PORT]")
+    assert "--state-dir" not in out.split("The page reads")[0] and "--runtime-dir" not in out
+    with pytest.raises(SystemExit) as exit_:
+        dev.web(["--state-dir", str(tmp_path)])
+    assert exit_.value.code == (f"dev.py web: --state-dir {tmp_path}: dev.py web takes only --host and "
+                                "--port (python3 dev.py web --help)")
+    assert started == [] and not (tmp_path / ".play").exists()
