@@ -139,3 +139,44 @@ def test_dev_py_web_help_is_its_own_and_it_refuses_the_pages_other_options(tmp_p
     assert exit_.value.code == (f"dev.py web: --state-dir {tmp_path}: dev.py web takes only --host and "
                                 "--port (python3 dev.py web --help)")
     assert started == [] and not (tmp_path / ".play").exists()
+
+
+def test_back_from_ctrl_z_the_sim_says_its_screen_and_prompt_again(tmp_path):
+    """Fault: after Ctrl-Z and `fg` the sim showed nothing (its prompt was above the shell's
+    lines), so it looked hung until a key was typed blind. SIGSTOP and SIGCONT are what the
+    shell sends; the sim's box runs threads, so SIGCONT may land on any of them."""
+    import fcntl
+    import os
+    import pty
+    import signal
+    import struct
+    import subprocess
+    import sys
+    import select
+    import termios
+    from test_sim_newcomer import ROOT, environ
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(tmp_path)],
+                            stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=environ())
+    os.close(slave)
+    out = b""
+
+    def read_until(text):
+        """Read until ``text`` has come, or nothing more comes for 20 s (a guard, not a timing)."""
+        nonlocal out
+        while text not in out.decode(errors="replace"):
+            if not select.select([master], [], [], 20)[0]:
+                return False
+            out += os.read(master, 65536)
+        return True
+    try:
+        assert read_until("> ")
+        proc.send_signal(signal.SIGSTOP)
+        proc.send_signal(signal.SIGCONT)
+        assert read_until("(back) screen: New match: [Towers] Twenty-Nine\r\n> ")
+        os.write(master, b"q\n")
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        os.close(master)

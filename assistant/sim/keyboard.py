@@ -129,7 +129,46 @@ def say(text):
             line, max(columns - 1, 20), subsequent_indent=indent + "  ", break_on_hyphens=False))
 
 
+def on_resume(sim):
+    """After Ctrl-Z and fg the shell leaves the sim's prompt unseen: say the screen's words and
+    the prompt again, so the newcomer sees the sim waits for them (a terminal only). The kernel
+    may hand SIGCONT to any of the box's threads, so the main thread, blocked reading the
+    keyboard, would only run a handler at the next Enter: the signal's byte on a wakeup pipe
+    wakes a thread that says it at once. Returns how to undo this, or None."""
+    import signal
+    import threading
+    if not hasattr(signal, "SIGCONT") or not sys.stdin.isatty():
+        return None
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    handler = signal.signal(signal.SIGCONT, lambda *_: None)  # a Python handler: the byte is written
+    wakeup = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+
+    def again():
+        while (got := os.read(r, 64)):
+            if signal.SIGCONT in got:
+                say("  (back) screen: " + screen_words(sim.box.view))
+                print("> ", end="", flush=True)
+        os.close(r)
+    threading.Thread(target=again, name="sim-resume", daemon=True).start()
+
+    def undo():
+        signal.set_wakeup_fd(wakeup)
+        signal.signal(signal.SIGCONT, handler)
+        os.close(w)  # the thread reads the end of the pipe and stops
+    return undo
+
+
 def interactive(sim):
+    undo = on_resume(sim)
+    try:
+        return _interactive(sim)
+    finally:
+        if undo is not None:
+            undo()
+
+
+def _interactive(sim):
     say("card-assistant sim: " + KEYS_HELP.strip()
         + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
     too_narrow = None  # the width last said to be too narrow for the screen, said once
