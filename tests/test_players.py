@@ -68,8 +68,8 @@ def test_each_seat_taps_a_player_tag_or_ok_for_a_guest(tmp_path):
     assert h.journal.db.execute("SELECT seats FROM matches").fetchone()[0] == '["Alexandra", "P2"]'
     towers_to_play(h)
     v = h.table.view()
-    assert v.seats == ("Alexa.", "P2")  # the one rule on the OLED: 5 characters and a dot
-    assert "Alexandra" not in v.prompt and "Alexa." in v.prompt
+    assert v.seats == ("Alex.", "P2")  # the one rule on the OLED: 4 characters and a dot
+    assert "Alexandra" not in v.prompt and "Alex." in v.prompt
 
 
 def test_a_player_tag_during_play_is_refused_as_not_a_card(tmp_path):

@@ -180,3 +180,21 @@ def test_back_from_ctrl_z_the_sim_says_its_screen_and_prompt_again(tmp_path):
     finally:
         proc.kill()
         os.close(master)
+
+
+def test_a_long_name_is_shortened_the_same_way_everywhere_on_the_screen(tmp_path):
+    """Issue 9 item 4's one rule. Fault: the names drawn over the cards, the score and the details
+    were cut to 4 letters and a dot by the screen ("Bart.", and "Conn." for Connor), while the
+    prompt under them was cut to 5 ("Barth. to play", "Connor"): one player, two names on one
+    screen, and the README's "first 5 and a dot" true of neither the names nor the score."""
+    from assistant.box.screen import text_items
+    out = piped(["sim", "--state-dir", tmp_path, "--player", "Connor", "--player", "Bartholomew"],
+                "\nConnor\nBartholomew\nJS\n9H\n\n9S\n\nAS\nq\n")
+    assert "screen: play: Conn. to play" in out and "Barth." not in out and "Connor to" not in out
+    from test_table import Hands
+    from assistant.box.players import short_name
+    h = Hands(tmp_path / "h")
+    h.table.match.seats = ("Connor", "Bartholomew")  # as seated by their tags
+    drawn = [t for *_, t in text_items(h.table.view())]
+    assert {short_name("Connor"), short_name("Bartholomew")} == {"Conn.", "Bart."}
+    assert "Conn." in drawn and "Bart." in drawn and not any("Barth" in t or "Connor" in t for t in drawn)

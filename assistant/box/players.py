@@ -8,10 +8,11 @@ player tag is refused as "not a card".
 
 A name is one word that a scenario's ``seats`` line can hold: 1 to 12 letters, digits, ``-`` or
 ``_``, starting with a letter; not P1..P4, not an action word, not a card. On the OLED a name
-longer than 6 characters is shortened by one rule: its first 5 characters and a dot.
+longer than 5 characters is shortened by one rule, the screen's (four seats' names side by side
+leave 5 characters each): its first 4 characters and a dot.
 
->>> short_name("Alexandra"), short_name("Bob")
-('Alexa.', 'Bob')
+>>> short_name("Alexandra"), short_name("Bob"), short_name("Connor")
+('Alex.', 'Bob', 'Conn.')
 """
 import os
 import re
@@ -24,7 +25,7 @@ from assistant.rules.scenario import ACTIONS, seat_index
 
 FILE = "players.txt"
 HEADER = "# card-assistant players: tag UID, then the player's name. Written by `card-assistant players`.\n"
-SHORT = 6
+SHORT = 5  # as the screen's names and details (screen.short_name): one rule for the whole OLED
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,11}")
 
 
@@ -33,7 +34,7 @@ class PlayersError(ValueError):
 
 
 def short_name(name):
-    """The one rule for the OLED: a name longer than 6 characters is cut to 5 and a dot."""
+    """The one rule for the OLED: a name longer than 5 characters is cut to 4 and a dot."""
     return name if len(name) <= SHORT else name[:SHORT - 1] + "."
 
 
