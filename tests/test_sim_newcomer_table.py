@@ -198,3 +198,16 @@ def test_a_long_name_is_shortened_the_same_way_everywhere_on_the_screen(tmp_path
     drawn = [t for *_, t in text_items(h.table.view())]
     assert {short_name("Connor"), short_name("Bartholomew")} == {"Conn.", "Bart."}
     assert "Conn." in drawn and "Bart." in drawn and not any("Barth" in t or "Connor" in t for t in drawn)
+
+
+def test_a_game_some_seat_could_not_play_is_refused_at_the_menu(tmp_path):
+    """Fault: `sim --pads P1,P2` offered Twenty-Nine on its menu and began the match; at P3's
+    first card every tap was refused ("there is no pad 3", "Out of turn: P3 to play"): a match
+    nobody could go on with, which the sim then refused to resume ("--pads does not fit")."""
+    out = piped(["sim", "--state-dir", tmp_path, "--pads", "P1,P2"], "d\n\nb\n\nq\n")
+    screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens[2] == ("New match: [Towers] Twenty-Nine | refused: Twenty-Nine needs a pad for P3, P4 "
+                          "or a centre pad: this box has P1, P2")
+    assert screens[3:] == ["New match: [Towers] Twenty-Nine", "flip: Flip for the deal: / tap one card each"]
+    got = cli("sim", "--pads", "P1")  # towers: P2 could never play either
+    assert got.returncode == 2 and "--pads 'P1' does not fit towers: P2 would have no pad; add centre" in got.stderr

@@ -69,7 +69,7 @@ def press(table, name):
 
 # alerts said of the open menu (a card tapped over it, a player's tag refused while the seats are
 # taken): stale once OK or Back moves the menu on, so they never stay over what comes after it
-MENU_ALERTS = ("menu-first", "player-tag")
+MENU_ALERTS = ("menu-first", "player-tag", "too-few-pads")
 
 
 def _menu(table, name):

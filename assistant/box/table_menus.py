@@ -87,7 +87,22 @@ def game_menu(table):
     table.menu = MenuMode("New match", items, sel)
 
 
+def seats_without_a_pad(pads, game):
+    """The seats of ``game`` that could never tap a card on a box with ``pads``: no pad of their
+    own and no centre (in towers a P3 or P4 pad acts as the centre)."""
+    n = GAMES[game]
+    if any(r == "centre" or int(r[1:]) > n for r in pads):
+        return []
+    return [f"P{i + 1}" for i in range(n) if f"P{i + 1}" not in pads]
+
+
 def _chosen(table, game):
+    missing = seats_without_a_pad(table.pads, game)
+    if missing:  # a match begun would stop at the first card of a seat that cannot tap one
+        game_menu(table)
+        table.alert_refused(f"{engine_class(game).title} needs a pad for {', '.join(missing)} or a "
+                            f"centre pad: this box has {', '.join(table.pads)}", "too-few-pads")
+        return
     if GAME_OPTIONS[game]:  # a game with house rules: they are offered first
         options_menu(table, game, dict(table.default_options))
     else:

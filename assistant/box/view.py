@@ -57,6 +57,7 @@ CAUSES = {
     "card-lying": "a card was found lying on a pad: never taken as a play",
     "unknown-tag": "a tag that is not in the enrolled pack",
     "unknown-pad": "a pad that is not one of this box's [table] pads",
+    "too-few-pads": "a game chosen that some seat could not play: no pad of its own and no centre",
     "wrong-pad": "a card on a pad that does not take it now",
     "player-tag": "a player's tag where a card was wanted, or a second seat for one player",
     "menu-first": "a card tapped while a menu is open",

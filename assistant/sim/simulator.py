@@ -108,12 +108,13 @@ def parse_args(argv):
         if wrong or not 1 <= len(pads) <= 4 or len(set(pads)) != len(pads):
             p.error(f"--pads {args.pads!r} does not fit {args.game}: name 1 to 4 different pads "
                     f"of {', '.join(roles)}, separated by commas")
+        from assistant.box.table_menus import seats_without_a_pad
         seats = [r for r in roles if r != "centre"]
         missing = [r for r in seats if r not in pads]
         # a seat with nowhere to tap; in towers the bots' dealer discards on their own pad
-        if missing and ((args.game == "towers" and args.bots) or (args.game != "towers" and "centre" not in pads)):
+        if seats_without_a_pad(pads, args.game) or (missing and args.game == "towers" and args.bots):
             p.error(f"--pads {args.pads!r} does not fit {args.game}: {', '.join(missing)} would have no pad"
-                    + (" for the discard" if args.game == "towers" else "; add centre"))
+                    + (" for the discard" if args.game == "towers" and args.bots else "; add centre"))
         args.pads = pads
     from assistant.box.config import GAME_OPTIONS
     from assistant.rules.match import ENGINES, engine_class
