@@ -91,12 +91,14 @@ def test_the_frame_is_drawn_during_the_commit_and_sent_after_it(box, monkeypatch
 
 def test_a_frame_the_renderer_has_not_begun_is_drawn_by_the_box_itself():
     """A renderer thread slow to wake never holds the screen up: the box draws the frame."""
-    threads = []
+    threads, woken = [], threading.Event()
     r = Renderer(lambda view: threads.append(threading.current_thread()) or ("frame", view))
+    work = r._work
+    r._work = lambda: (woken.wait(HANG), work())  # a thread that has not woken yet
     try:
-        with r._cv:  # (CPython's Condition holds an RLock: the renderer's thread cannot take the job)
-            r.start("view")
-            assert r.result() == ("frame", "view")
+        r.start("view")
+        assert r.result() == ("frame", "view")
+        woken.set()  # the thread wakes and passes by the job the box drew
         assert threads == [threading.current_thread()]
         r.start("next")  # the thread is still there for the next frame
         assert r.result() == ("frame", "next")
@@ -201,7 +203,7 @@ def test_the_box_waits_for_the_renderer_even_when_storing_raises(box, monkeypatc
     monkeypatch.setattr(Renderer, "result", lambda self: awaited.append(True) or real(self))
     with pytest.raises(Halt):
         b.step(TagArrived(3, "U%02d" % parse_card("JS")))
-    assert awaited == [True] and b.renderer._job is None and not b.renderer._busy
+    assert awaited == [True] and b.renderer._claim is None  # the result taken: the table is back
 
 
 def test_the_render_thread_never_uses_the_deferred_journal(box, monkeypatch):

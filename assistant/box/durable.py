@@ -21,7 +21,7 @@ owner at any moment and no lock. The view never reads ``table.journal``: the
 DeferredJournal is the box thread's alone (its ``__getattr__`` stores the kept
 actions, which ``settle()`` is doing at that moment).
 
-The renderer's thread waits on a condition without a timeout: an idle box does
+The renderer's thread waits on its queue without a timeout: an idle box does
 not wake it. A frame the thread has not begun by the time the commit is over is
 drawn by the box's thread itself, so a slow wake-up never delays the screen.
 Every other use of the journal (``new_match``, ``match_id``, ``close`` ...) stores
@@ -37,6 +37,7 @@ journal itself, or their own connection).
     error, stored = journal.settle()  # ... while (None, [action]) is made durable here
     view, frame, data = renderer.result()  # the table is the box thread's again
 """
+import queue
 import threading
 
 from assistant.box.journal import JournalError
@@ -100,57 +101,53 @@ class DeferredJournal:
 
 
 class Renderer:
-    """Makes one frame at a time on its own thread: ``start(job)``, then ``result()``."""
+    """Makes one frame at a time on its own thread: ``start(job)``, then ``result()``.
+
+    Each job has a claim (a lock) that one thread alone takes: the renderer's thread as soon as
+    it wakes, or the box's thread in ``result()`` if the renderer has not begun the job by then
+    (it then draws the frame itself). Jobs and results pass through C-level queues, not a
+    Condition: the box's thread spends the least time on them just before its commit and just
+    after it (start 7 -> 3 us, result 13 -> 2 us at the median on the development machine)."""
 
     def __init__(self, draw):
         self.draw = draw  # job -> the frame (the box's: the view's callable -> view, frame, bytes)
-        self._cv = threading.Condition()
-        self._job = None  # a job waiting for the thread
-        self._busy = False
-        self._result = None
-        self._closing = False
+        self._jobs = queue.SimpleQueue()  # (job, claim) for the thread; None: stop
+        self._done = queue.SimpleQueue()  # what the thread made of a job it claimed (or its exception)
+        self._job = self._claim = None  # the job last started and its claim, until result()
         self._thread = None  # started by the first start()
 
     def start(self, job):
+        """Hand ``job`` to the thread (the box calls ``result()`` before it starts another)."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._work, name="render", daemon=True)
             self._thread.start()
-        with self._cv:
-            self._cv.wait_for(lambda: not self._busy)
-            self._job, self._result = job, None
-            self._cv.notify_all()
+        self._job, self._claim = job, threading.Lock()
+        self._jobs.put((job, self._claim))
 
     def result(self):
         """The frame of the job last started: made here if the thread has not begun it."""
-        with self._cv:
-            job, self._job = self._job, None
-            if job is None:
-                self._cv.wait_for(lambda: not self._busy)
-                if isinstance(self._result, BaseException):
-                    raise self._result
-                return self._result
-        return self.draw(job)
+        job, claim, self._job, self._claim = self._job, self._claim, None, None
+        if claim.acquire(False):  # not begun: the thread will pass it by
+            return self.draw(job)
+        made = self._done.get()
+        if isinstance(made, BaseException):
+            raise made
+        return made
 
     def close(self):
         if self._thread is None:
             return
-        with self._cv:
-            self._closing = True
-            self._cv.notify_all()
+        self._jobs.put(None)
         self._thread.join()
         self._thread = None
 
     def _work(self):
-        while True:
-            with self._cv:
-                self._cv.wait_for(lambda: self._job is not None or self._closing)
-                if self._job is None:
-                    return
-                (job, self._job), self._busy = (self._job, None), True
+        while (item := self._jobs.get()) is not None:
+            job, claim = item
+            if not claim.acquire(False):
+                continue  # the box's thread drew it
             try:
-                result = self.draw(job)
+                made = self.draw(job)
             except BaseException as e:  # noqa: BLE001 - raised again on the box's thread
-                result = e
-            with self._cv:
-                self._result, self._busy = result, False
-                self._cv.notify_all()
+                made = e
+            self._done.put(made)

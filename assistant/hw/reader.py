@@ -41,6 +41,15 @@ def _cannot_open(port, e):
     return f"{port} is not a serial port: check [reader] device"  # a file, a folder, /dev/null
 
 
+def _rest(ser):
+    """What the port holds now, in one system call (pyserial's port is non-blocking; its read
+    would ask the size, wait in select and read: three calls where the box's tap waits)."""
+    try:
+        return os.read(ser.fd, 4096)
+    except BlockingIOError:
+        return b""
+
+
 class Reader:
     """The serial link. ``events`` is the daemon's queue; ``port`` a path such as
     /dev/card-reader (the udev rule in hardware/ makes that name).
@@ -195,8 +204,8 @@ class Reader:
             self.send("SYNC")
         data = ser.read(ser.in_waiting or 1)
         self._woken = False
-        if len(data) == 1 and (more := ser.in_waiting):  # the rest of the line that woke
-            data += ser.read(more)                       # the read, in the same pass
+        if len(data) == 1:  # the rest of the line that woke the read, in the same pass
+            data += _rest(ser)
         if not data:
             if self.silence and not self._quiet and now - self._last_good > self.silence:
                 self._quiet = True
