@@ -14,9 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 HANG = 60.0  # seconds: a guard against a hang only
 
 
-def start_box(tmp_path, state_dir):
-    """`card-assistant run` (MockFactory pins, luma's dummy display, no reader) on ``state_dir``;
-    returns the process and the notify socket that gets READY=1 once the first frame is shown."""
+def start_box(tmp_path, state_dir, **environ):
+    """`card-assistant run` (MockFactory pins, luma's dummy display, no reader) on ``state_dir``,
+    with ``environ`` added to its environment; returns the process and the notify socket that gets
+    READY=1 once the first frame is shown."""
     cfg = tmp_path / "config.toml"
     cfg.write_text(f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{tmp_path / "no-reader"}"\n')
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -26,6 +27,7 @@ def start_box(tmp_path, state_dir):
                PYTHONPATH=str(ROOT))
     for key in ("WATCHDOG_USEC", "WATCHDOG_PID", "RUNTIME_DIRECTORY", "CARD_ASSISTANT_DEBUG"):
         env.pop(key, None)
+    env.update(environ)
     proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "run", "--config", str(cfg),
                              "--state-dir", str(state_dir)], env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -222,3 +224,26 @@ def test_a_journal_replaced_while_the_box_writes_is_read_anew_by_the_web_page(tm
         assert '"Ann"' not in matches and '"Cat"' in matches and '"Eve"' in matches, matches
     finally:
         web.stop()
+
+
+@pytest.mark.parametrize("usec", ["9" * 5000, "9" * 400, "²"])
+def test_a_watchdog_interval_no_clock_holds_is_one_line_and_the_box_runs(tmp_path, usec):
+    """Fault (attack on the environment systemd passes): WATCHDOG_USEC of more than 4,300 digits
+    (or of more than 308, too big for a float) stopped `card-assistant run` at start with "internal
+    error (ValueError)", exit 70, and systemd restarted it in a loop; other digits ('²') were
+    ignored without a word. Now it is one line, and the box runs without a watchdog to feed."""
+    proc, notify = start_box(tmp_path, tmp_path / "state", WATCHDOG_USEC=usec)
+    try:
+        while "READY=1" not in notify.recv(4096).decode().split("\n"):
+            pass
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=HANG)[1]
+    finally:
+        notify.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    about = [line for line in err.splitlines() if "WATCHDOG_USEC" in line]
+    assert len(about) == 1 and len(about[0]) < 200 and "Traceback" not in err, err

@@ -4,8 +4,12 @@ A datagram to the socket named by ``$NOTIFY_SOCKET``; nothing happens when the
 variable is unset (a laptop, a test). Written here because it is a dozen lines
 and the systemd bindings need a compiler on the Pi.
 """
+import logging
 import os
 import socket
+
+log = logging.getLogger(__name__)
+MAX_USEC = 10 ** 12  # microseconds (11.6 days): a longer watchdog is none systemd would ever act on
 
 
 class Notifier:
@@ -17,8 +21,16 @@ class Notifier:
         usec = environ.get("WATCHDOG_USEC")
         pid = environ.get("WATCHDOG_PID")
         mine = pid is None or pid == str(os.getpid())
-        # ASCII digits only: str.isdigit takes "²", which int() refuses (a ValueError at start)
-        self.watchdog = int(usec) / 1e6 if usec and usec.isascii() and usec.isdigit() and mine else None
+        self.watchdog = None
+        if usec and mine:
+            # ASCII digits only: str.isdigit takes "²", which int() refuses; and few of them: int()
+            # refuses more than 4,300 digits, a float more than 308 (each stopped the box at start)
+            if usec.isascii() and usec.isdigit() and len(usec) <= 20 and 0 < int(usec) <= MAX_USEC:
+                self.watchdog = int(usec) / 1e6
+            else:
+                shown = usec if len(usec) <= 20 else f"{usec[:20]}... ({len(usec)} characters)"
+                log.warning("WATCHDOG_USEC=%r is not a watchdog interval (1 to %d microseconds): "
+                            "no watchdog is fed", shown, MAX_USEC)
 
     def send(self, text):
         if not self.addr:
