@@ -247,3 +247,46 @@ def test_a_watchdog_interval_no_clock_holds_is_one_line_and_the_box_runs(tmp_pat
     assert proc.returncode == 0, err
     about = [line for line in err.splitlines() if "WATCHDOG_USEC" in line]
     assert len(about) == 1 and len(about[0]) < 200 and "Traceback" not in err, err
+
+
+def command(tmp_path, *args):
+    """``card-assistant ARGS`` to its end: (exit status, standard error's lines, standard error)."""
+    proc = subprocess.run([sys.executable, "-m", "assistant.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=HANG, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    return proc.returncode, proc.stderr.strip().splitlines(), proc.stderr
+
+
+BAD_HOSTS = ["ü..x", "x..y", "a" * 64 + ".lan", "a" * 300]
+
+
+@pytest.mark.parametrize("host", BAD_HOSTS)
+@pytest.mark.parametrize("where", ["web --host", "web [web] host", "board --host", "board --broker"])
+def test_a_host_no_socket_takes_is_one_line_at_start(tmp_path, where, host):
+    """Fault (attack on the command lines and the config): a host name with an empty label or one
+    longer than 63 characters ('broker..lan', a doubled dot) is refused by the socket library's
+    name encoding, not as an OSError: `card-assistant web --host 'ü..x'` (or the config's [web]
+    host) and `card-assistant board --host 'ü..x'` stopped with "internal error (TypeError)", and
+    `board --broker mqtt://board@broker..lan` printed a traceback from paho's network thread, which
+    that ended: the board served its page for ever and never connected. Now each is one line at
+    start, exit 2; the box's [club] broker likewise."""
+    (tmp_path / "state").mkdir()
+    (tmp_path / "pw").write_text("secret\n")
+    board = ["board", "--password-file", str(tmp_path / "pw"), "--db", str(tmp_path / "b.sqlite3"), "--port", "0"]
+    args = {"web --host": ["web", "--state-dir", str(tmp_path / "state"), "--port", "0", "--host", host],
+            "web [web] host": ["web", "--state-dir", str(tmp_path / "state"), "--port", "0", "--config",
+                               str(tmp_path / "config.toml")],
+            "board --host": [*board, "--broker", "mqtt://board@127.0.0.1:1", "--host", host],
+            "board --broker": [*board, "--broker", f"mqtt://board@{host}:1883"]}[where]
+    (tmp_path / "config.toml").write_text(f'[web]\nenabled = true\nhost = "{host}"\n')
+    status, lines, err = command(tmp_path, *args)
+    assert status == 2 and len(lines) == 1 and "Traceback" not in err and "internal error" not in err, err
+    assert ("host" in lines[0] or "broker" in lines[0]) and "secret" not in err
+    assert not (tmp_path / "b.sqlite3").exists()
+
+
+@pytest.mark.parametrize("host", BAD_HOSTS)
+def test_a_club_broker_whose_host_no_socket_takes_is_refused_by_the_config(host):
+    from assistant.box.config import ConfigError, from_dict
+    with pytest.raises(ConfigError) as e:
+        from_dict({"club": {"broker": f"mqtt://t1:secret@{host}:1883", "table": "t1"}})
+    assert "host" in str(e.value) and "secret" not in str(e.value) and host not in str(e.value)

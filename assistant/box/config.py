@@ -198,6 +198,8 @@ def _validate(cfg, source):
         problems.append("[buttons] bounce_time must be shorter than hold_time")
     if not 0 < cfg.web.port < 65536:
         problems.append(f"[web] port {cfg.web.port} is not a port (1 to 65535)")
+    if why := host_problem(cfg.web.host):
+        problems.append(f"[web] host {_said(cfg.web.host)} {why}")
     c = cfg.club
     if c.broker:
         if not c.broker.startswith(("mqtt://", "mqtts://")):
@@ -235,8 +237,28 @@ def _broker_problem(url):
         port = 0
     if not parts.hostname:
         return "no host: write mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
+    if why := host_problem(parts.hostname):
+        return f"its host {why}"
     if port == 0:
         return "its port is not a number from 1 to 65535"
+    return None
+
+
+def host_problem(host):
+    """Why ``host`` is no name a socket takes, or None. Python's sockets put a name through the
+    IDNA codec, which refuses an empty label ('broker..lan') or one of more than 63 characters,
+    and not as an OSError (a TypeError from bind, a UnicodeError from a connect): said here, at
+    start, in one line, instead.
+
+    >>> host_problem("0.0.0.0"), host_problem("::1"), host_problem("bücher.lan")
+    (None, None, None)
+    >>> host_problem("broker..lan")
+    'is no host name (a part between dots is empty or longer than 63 characters)'
+    """
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        return "is no host name (a part between dots is empty or longer than 63 characters)"
     return None
 
 

@@ -87,11 +87,15 @@ def main(argv):
                         "not on the command line, where every user of the machine can read it")
     args = p.parse_args(argv)
     from assistant.club.publisher import broker_address
-    from assistant.box.config import NAME_RE
+    from assistant.box.config import NAME_RE, host_problem
     try:
-        broker_address(args.broker)
+        broker_host = broker_address(args.broker)[1]
     except ValueError as e:
         p.error(str(e))
+    if host_problem(broker_host):  # paho's network thread raised, and ended: the board never connected
+        p.error(f"--broker: its host {host_problem(broker_host)}")
+    if host_problem(args.host):
+        p.error(f"--host {args.host!r:.80} {host_problem(args.host)}")
     if not NAME_RE.fullmatch(args.club):  # "a/#" or "a+b" is no topic level: paho raised in its thread
         p.error(f"--club {args.club!r} should be 1 to 40 letters, digits, '-' or '_' (as a box's [club] club)")
     if not 0 <= args.port <= 65535:

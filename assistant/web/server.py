@@ -184,7 +184,7 @@ def make_server(state_dir, host="127.0.0.1", port=8029, runtime=None):
 
 
 def main(argv):
-    from assistant.box.config import ConfigError, load
+    from assistant.box.config import ConfigError, host_problem, load
     parser = argument_parser("card-assistant web", description="Serve the box's web page (read-only).")
     parser.add_argument("--state-dir", default=None, help="where the journal lives (default: the config's)")
     parser.add_argument("--config", default=None, help="TOML config: its [web] section and state_dir")
@@ -211,6 +211,9 @@ def main(argv):
         return 2
     host = args.host or (cfg.web.host if args.config else "127.0.0.1")
     port = args.port if args.port is not None else cfg.web.port
+    if host_problem(host):
+        print(f"{me}: --host {host!r:.80} {host_problem(host)}", file=sys.stderr)
+        return 2
     if not 0 <= port < 65536:
         print(f"{me}: port {port} is not a port (1 to 65535, or 0 for any free one)", file=sys.stderr)
         return 2
