@@ -290,3 +290,52 @@ def test_a_club_broker_whose_host_no_socket_takes_is_refused_by_the_config(host)
     with pytest.raises(ConfigError) as e:
         from_dict({"club": {"broker": f"mqtt://t1:secret@{host}:1883", "table": "t1"}})
     assert "host" in str(e.value) and "secret" not in str(e.value) and host not in str(e.value)
+
+
+def test_two_boxes_with_one_table_name_are_said_once_and_back_off(tmp_path, caplog):
+    """Fault (attack on the club: a box claiming another table's name, as an SD card copied to a
+    second box does): the two boxes have one client id, so the broker closed the older connection
+    as each connected; each reconnected 0.2 s later, its backoff reset since it had been connected,
+    and sent its status and its two latest records anew: 35 connections in 6 s, for ever, with not
+    one log line on either box (only the broker's log, filling with 'already connected'). Now a
+    connection the broker closes within seconds keeps the backoff growing (to 5 s), and three in a
+    row are said once on each box, naming the table; once the other box is gone, the box stays
+    connected and its outbox empties: nothing is lost."""
+    import logging
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_club import bot_table, mosquitto_or_skip, play, wait_for
+    from assistant.club.broker import Broker
+    from assistant.club.publisher import Publisher
+    mosquitto_or_skip()
+    caplog.set_level(logging.INFO, logger="assistant.club")
+    broker = Broker(tmp_path / "broker", "c", ["t1"], persistence=False).start()
+    boxes = []
+    try:
+        for name, seed, seats in (("a", 4, ("Ann", "Bob")), ("b", 5, ("Cat", "Dan"))):
+            j, t, bot = bot_table(tmp_path / name, "towers", seed)
+            play(t, bot, "towers", seats)
+            boxes.append(Publisher(j, j.outbox, broker.url("t1")))
+        for pub in boxes:
+            pub.start()
+        said = lambda: [r.getMessage() for r in caplog.records if "another box's [club] table t1" in r.getMessage()]  # noqa: E731
+        assert wait_for(lambda: len(said()) == 2, timeout=HANG), [r.getMessage() for r in caplog.records]
+        assert all(pub.taken.active for pub in boxes)  # once each: the next are counted
+        boxes[1].stop()
+        assert wait_for(boxes[0].idle, timeout=HANG)
+        assert len(said()) == 2
+    finally:
+        for pub in boxes:
+            pub.stop()
+        broker.stop()
+
+
+def test_a_frames_folder_that_takes_no_file_is_one_line_and_the_sim_plays_on(tmp_path):
+    """Fault (attack on the simulator's command line): `card-assistant sim --bots --frames DIR` with
+    a folder that takes no file (/proc here; a full or read-only card alike) hung for ever without
+    a word: the first frame's PNG failed to save, which the display took for a screen that stopped
+    answering, so no frame was shown again and the bots waited for one. Now saving frames stops
+    with one line, and the match is played to its end."""
+    status, lines, err = command(tmp_path, "sim", "--bots", "--matches", "1", "--seed", "3", "--frames", "/proc",
+                                 "--state-dir", str(tmp_path / "state"))
+    about = [line for line in lines if "/proc" in line]
+    assert status == 0 and len(about) == 1 and "Traceback" not in err, err

@@ -30,6 +30,8 @@ from assistant.repeated import Repeated
 log = logging.getLogger("assistant.club")
 WINDOW = 50        # messages in flight (paho's max_inflight_messages)
 RETRY = (0.2, 5.0)  # seconds between connection attempts: first, most
+STEADY = 10.0      # seconds connected: a connection the broker closed sooner does not reset the backoff
+TAKEN = 3          # connections in a row the broker closed that soon: another box has this table's name
 
 
 def broker_address(url):
@@ -73,6 +75,11 @@ class Publisher(threading.Thread):
         # once when it starts and once when connected again: a broker out of reach is the Wi-Fi's
         # ordinary weather (info); one that refuses the box is a mistake in its [club] (a warning)
         self.down = {"reach": Repeated(log, logging.INFO), "refused": Repeated(log)}
+        # two boxes with one [club] table (an SD card copied to a second box) have one client id: the
+        # broker closes the older connection as each connects, for ever; said once, and the backoff
+        # keeps them to a connection each 5 s, not three a second with the records sent anew each time
+        self.taken = Repeated(log)
+        self.lasted = None  # seconds the last connection lasted, when the broker closed it
 
     # --- control (any thread)
     def stop(self, timeout=5):
@@ -97,13 +104,23 @@ class Publisher(threading.Thread):
     # --- the thread
     def run(self):
         delay = RETRY[0]
+        short = 0  # connections in a row the broker closed within STEADY seconds
         while not self.stopping.is_set():
             if self.offline.is_set():
                 self.stopping.wait(0.05)
                 continue
             try:
-                if self._session():
-                    delay = RETRY[0]  # it was connected: the next attempt is soon, the backoff anew
+                self.lasted = None
+                if self._session() and (self.lasted is None or self.lasted >= STEADY):
+                    delay, short = RETRY[0], 0  # it was connected: the next attempt is soon, the backoff anew
+                elif self.lasted is not None:
+                    short += 1
+                    if short >= TAKEN:
+                        self.taken.happened("taken", (
+                            f"club: the broker closed table {self.outbox.table}'s connection {short} times in a row "
+                            f"within {STEADY:g} s: is another box's [club] table {self.outbox.table} too? "
+                            f"(one name, one client id: the broker keeps one); trying again every "
+                            f"{RETRY[1]:g} s at most"))
             except (OSError, ValueError) as e:
                 self.down["reach"].happened("reach", f"club: broker {self.host}:{self.port} not reached "
                                             f"({type(e).__name__}); trying again")
@@ -150,6 +167,7 @@ class Publisher(threading.Thread):
                 return False
             self.connected.set()
             self.connections += 1
+            up = time.monotonic()
             for why, repeated in self.down.items():
                 repeated.ended(why, f"club: table {self.outbox.table} connected to the broker "
                                      f"{self.host}:{self.port}")
@@ -173,12 +191,16 @@ class Publisher(threading.Thread):
                     self.outbox.wake.wait(0.1)
                     self.outbox.wake.clear()
                     client.loop(0)
+                if self.taken.active and time.monotonic() - up >= STEADY:
+                    self.taken.ended("taken", f"club: table {self.outbox.table} stays connected again")
                 if acked:
                     self.journal.outbox_done(acked)
                     self.acked += len(acked)
                     acked.clear()
             if self.stopping.is_set() and not state["down"]:
                 self._goodbye(client, inflight, state)
+            elif state["down"] and not self.stopping.is_set():  # the broker, or the network, closed it
+                self.lasted = time.monotonic() - up
             return True
         finally:
             self._client = None
