@@ -107,7 +107,12 @@ class Display:
         self._sent_bytes = data
         self.sent += 1
         if self.frames_dir is not None:
-            image.save(self.frames_dir / f"frame-{self.sent:06d}.png")
+            try:
+                image.save(self.frames_dir / f"frame-{self.sent:06d}.png")
+            except OSError as e:  # a full card, a folder that takes no file: the screen is fine
+                log.warning("display: cannot save frames in %s (%s): no more are saved; the box runs on",
+                            self.frames_dir, e.strerror or type(e).__name__)
+                self.frames_dir = None
 
     def _next_job(self):
         """Under the lock: wait for a frame to send or a retry that is due; None to stop."""
