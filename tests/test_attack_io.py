@@ -339,3 +339,40 @@ def test_a_frames_folder_that_takes_no_file_is_one_line_and_the_sim_plays_on(tmp
                                  "--state-dir", str(tmp_path / "state"))
     about = [line for line in lines if "/proc" in line]
     assert status == 0 and len(about) == 1 and "Traceback" not in err, err
+
+
+def test_a_card_tag_in_the_players_file_is_one_line_and_stays_a_card(tmp_path, caplog):
+    """Fault (attack on the players and deck files): `players add` refuses a card's tag, but
+    `enroll` never looks at players.txt, so a tag enrolled as a player first and as a card after
+    (a spare card used as a player tag, then stuck on the pack) or a file edited by hand left the
+    tag in both: the box said nothing at start, and in play that card was "Ann's player tag, not
+    a card" for ever, a card of the pack no one could play. Now the box says so in one line at
+    start (naming the player and the tag, never the card) and the tag is the card."""
+    import logging
+    from assistant.box.config import Game
+    from assistant.box.daemon import open_table
+    from assistant.box.deck import load_deck, save_deck
+    from assistant.box.players import save_players
+    from assistant.hw.events import ButtonPressed, TagArrived
+    from assistant.rules.cards import TWENTY_NINE_PACK, parse_card
+    deck = {f"04{c:012X}": c for c in TWENTY_NINE_PACK}
+    js = f"04{parse_card('JS'):012X}"
+    save_deck(deck, tmp_path / "deck.txt")
+    save_players({js: "Ann", "04AA000000000B": "Bo"}, tmp_path)
+    caplog.set_level(logging.INFO)
+    table = open_table(str(tmp_path), load_deck(tmp_path / "deck.txt"), Game(), ("P1", "P2", "centre"))
+    try:
+        about = [r.getMessage() for r in caplog.records if js in r.getMessage()]
+        assert len(about) == 1 and "Ann" in about[0] and "JS" not in about[0], about
+        assert table.players == {"04AA000000000B": "Bo"}
+        table.handle(ButtonPressed("ok"))  # Towers: each seat taps a player tag
+        table.handle(TagArrived(1, js))  # not Ann: a card, refused while the seats are taken
+        assert table.match is None
+        table.handle(TagArrived(1, "04AA000000000B"))  # Bo
+        table.handle(ButtonPressed("ok"))  # a guest
+        assert table.match.seats == ("Bo", "P2")
+        table.handle(TagArrived(1, js))  # the flip: a card, not a player's tag
+        assert table.alert is None or "player tag" not in table.alert.text
+        assert [a.kind for a in table.match.actions] == ["flip"]
+    finally:
+        table.journal.close()

@@ -64,6 +64,12 @@ def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
     except PlayersError as e:  # the box plays on with guests; the list is fixed with `players`
         log.warning("%s: seats are guests until it is fixed", e)
         players = {}
+    cards = sorted(uid for uid in players if uid in deck)  # `enroll` never looks at the players
+    if cards:  # a card no one could play ("a player tag, not a card"): the tag is the card
+        log.warning("%s: the deck has %s as a card: taken as the card (that player is a guest until "
+                    "`card-assistant players remove NAME` and `players add NAME` with a tag that is no card)",
+                    ", ".join(f"{players[uid]}'s player tag {uid}" for uid in cards), "it" if len(cards) == 1 else "them")
+        players = {uid: name for uid, name in players.items() if uid not in deck}
     table = Table(journal, deck, pads=pads, game=cfg_game.game, options=cfg_game.options(),
                   deal_scan=deal_scan, match=resumed.match, players=players)
     for problem in resumed.problems:  # in full in the log; the screen has room for the first
