@@ -376,3 +376,37 @@ def test_a_card_tag_in_the_players_file_is_one_line_and_stays_a_card(tmp_path, c
         assert [a.kind for a in table.match.actions] == ["flip"]
     finally:
         table.journal.close()
+
+
+@pytest.mark.parametrize("ca", ["no certificate", "a folder", "missing"])
+def test_a_ca_file_that_holds_no_certificate_is_named_in_one_line(tmp_path, caplog, ca):
+    """Fault (attack on the config and the board's command line): a [club] cafile that is no CA
+    certificate (a key or a text file given by mistake, a folder, a path mistyped) was never named:
+    the box logged "broker not reached (SSLError)" (or IsADirectoryError, FileNotFoundError) at
+    info level and retried for ever, sending the owner to the Wi-Fi; `board --cafile` with a file
+    that holds no certificate said "cannot serve on port 8030: [X509: NO_CERTIFICATE_OR_CRL_FOUND]".
+    Now each names the CA file in one line; the box publishes nothing, and its actions wait in
+    its journal's outbox until the file is fixed."""
+    import logging
+    from assistant.box.config import from_dict
+    from assistant.box.daemon import start_club
+    from assistant.box.journal import Journal
+    from assistant.box.table import Table
+    path = {"no certificate": tmp_path / "key.pem", "a folder": tmp_path, "missing": tmp_path / "ca.pem"}[ca]
+    (tmp_path / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    cfg = from_dict({"club": {"broker": "mqtts://t1:secret@127.0.0.1:1", "table": "t1", "cafile": str(path)}})
+    caplog.set_level(logging.INFO)
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    try:
+        pub = start_club(cfg.club, j)
+        assert pub is None and j.outbox is not None
+        Table(j, {}).new_match("towers", {}, seats=("Ann", "Bob"))
+        assert j.outbox_rows(0, 10)  # kept for when the file is fixed
+    finally:
+        j.close()
+    said = [r.getMessage() for r in caplog.records if r.name.startswith(("assistant.club", "card-assistant"))]
+    assert len(said) == 1 and str(path) in said[0] and "cafile" in said[0] and "secret" not in said[0], said
+    status, lines, err = command(tmp_path, "board", "--broker", "mqtts://board@127.0.0.1:1", "--password-file",
+                                 str(tmp_path / "key.pem"), "--db", str(tmp_path / "b.sqlite3"), "--port", "0",
+                                 "--cafile", str(path))
+    assert status == 2 and len(lines) == 1 and "--cafile" in lines[0] and "port" not in lines[0], err

@@ -101,12 +101,9 @@ def main(argv):
     if not 0 <= args.port <= 65535:
         p.error(f"--port {args.port} is not a port")
     if args.cafile is not None:
-        from pathlib import Path
-        ca = Path(args.cafile)
-        why = ("is a folder, not a file" if ca.is_dir() else "does not exist" if not ca.exists()
-               else "cannot be read" if not os.access(ca, os.R_OK) else None)
-        if why:
-            p.error(f"--cafile {args.cafile} {why}")
+        from assistant.club.publisher import cafile_problem
+        if cafile_problem(args.cafile):  # else "cannot serve on port 8030: [X509: ...]" once it started
+            p.error(f"--cafile {args.cafile} {cafile_problem(args.cafile)}")
     password = None
     if args.password_file is not None:
         try:

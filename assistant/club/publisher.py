@@ -45,6 +45,24 @@ def broker_address(url):
             unquote(parts.password) if parts.password else None)
 
 
+def cafile_problem(path):
+    """Why ``path`` holds no CA certificate a TLS connection can use, or None (never its text)."""
+    import ssl
+    try:
+        ssl.create_default_context(cafile=path)
+    except FileNotFoundError:
+        return "does not exist"
+    except IsADirectoryError:
+        return "is a folder, not a file"
+    except PermissionError:
+        return "cannot be read by this user"
+    except ssl.SSLError:  # a key, a text file, a DER certificate: no PEM certificate in it
+        return "holds no CA certificate (a PEM file: -----BEGIN CERTIFICATE-----)"
+    except (OSError, ValueError) as e:
+        return f"cannot be read ({getattr(e, 'strerror', None) or type(e).__name__})"
+    return None
+
+
 def make_client(client_id, username, password, tls, cafile=None, clean=True):
     import paho.mqtt.client as mqtt
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
