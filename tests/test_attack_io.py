@@ -410,3 +410,48 @@ def test_a_ca_file_that_holds_no_certificate_is_named_in_one_line(tmp_path, capl
                                  str(tmp_path / "key.pem"), "--db", str(tmp_path / "b.sqlite3"), "--port", "0",
                                  "--cafile", str(path))
     assert status == 2 and len(lines) == 1 and "--cafile" in lines[0] and "port" not in lines[0], err
+
+
+@pytest.mark.parametrize("where", ["now", "event", "file"])
+def test_nan_or_infinity_in_a_club_message_is_refused_and_api_club_stays_json(tmp_path, where):
+    """Fault (attack on the club board): Python's json reads NaN and Infinity, which are no JSON; a
+    "table now" or an event holding one (its "t", its "score") was taken, stored, and written back
+    out by /api/club as NaN, so every program reading the board's JSON (a browser's JSON.parse)
+    failed on it from then on, also after a restart (the event is in the board's file). Now such a
+    message is refused in one line like any message that is not JSON, a row of an older board's file
+    holding one is skipped, and /api/club is JSON."""
+    import json
+    import sqlite3
+    from assistant.club.board import Board
+    from assistant.club.page import serve
+    start = {"v": 1, "id": ["t1", 1, 0], "kind": "start", "game": "towers", "seats": ["Ann", "Bob"],
+             "options": {}, "started": 1.7e9, "t": 1.7e9}
+    flip = {"kind": "action", "line": "flip P1 JS", "hand": 1, "score": [0, float("inf")]}
+    bad = {"now": ("club/c/t1/now", b'{"v": 1, "table": "t1", "match": 1, "n": 1, "t": NaN}'),
+           "event": ("club/c/t1/events", json.dumps({"v": 1, "id": ["t1", 1, 1], **flip}).encode()),
+           "file": None}[where]
+    db = str(tmp_path / "b.sqlite3")
+    board = Board(db, "c")
+    board.receive("club/c/t1/events", json.dumps(start).encode())
+    if where == "file":  # as an older board stored it
+        board.close()
+        c = sqlite3.connect(db)
+        with c:
+            c.execute("INSERT INTO events VALUES ('t1', 1, 1, ?, NULL, 0)", (json.dumps(flip),))
+        c.close()
+        board = Board(db, "c")
+    else:
+        board.receive(*bad)
+        assert board.counts["refused"] == 1
+    server = serve(board, "127.0.0.1", 0)
+    try:
+        answer = raw_answer(server.server_address[1], b"GET /api/club HTTP/1.0\r\n\r\n")
+    finally:
+        server.shutdown()
+        board.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+
+    def strict(constant):
+        raise ValueError(f"{constant} is no JSON")
+    club = json.loads(body, parse_constant=strict)
+    assert head.startswith(b"HTTP/1.0 200") and club["counts"]["stored"] == 1, club

@@ -29,7 +29,7 @@ import time
 
 from assistant.repeated import Repeated
 from assistant.club.message import (MAX_EVENT, MAX_N, MAX_NOW, MAX_RECORD, Refusal,  # noqa: F401 (callers import them here)
-                                    calendar_time, checked, meaning, printable, shown_now)
+                                    calendar_time, checked, loads, meaning, printable, shown_now)
 from assistant.club.replay import BoardMatch
 
 log = logging.getLogger("assistant.club.board")
@@ -64,7 +64,7 @@ class Board:
         rows = self.db.execute("SELECT tbl, match, n, body, t FROM events ORDER BY tbl, match, n")
         for tbl, mid, n, body, t in rows:
             try:  # checked again: a row an older board stored unchecked must not stop this one
-                self._apply(tbl, mid, n, checked(json.loads(body), n))
+                self._apply(tbl, mid, n, checked(loads(body), n))
                 self._timed(tbl, mid, t)
             except Exception as e:
                 log.warning("board: table %s match %s event %s in the file cannot be used (%s); skipped",
@@ -112,7 +112,7 @@ class Board:
         if len(payload) > limit:
             raise Refusal(f"oversized ({len(payload)} bytes, at most {limit})")
         try:
-            body = json.loads(payload)
+            body = loads(payload)  # NaN or Infinity: not JSON
         except (ValueError, UnicodeDecodeError):
             raise Refusal("not JSON") from None
         except RecursionError:  # JSON nested deeper than Python's stack, well inside 4 KiB

@@ -1,5 +1,6 @@
 """The checks on one club message the board receives: its size, its start or action line as the
 rules engines would take it, its time; and the words of a refusal, which never name a card."""
+import json
 import time
 
 from assistant.rules.cards import parse_card
@@ -52,6 +53,16 @@ def checked(ev, n):
         if key in ev:
             body[key] = ev[key]
     return body
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is no JSON")
+
+
+def loads(text):
+    """JSON as JSON has it: Python's json also reads NaN and Infinity, which the board would then
+    write back out in /api/club, where no JSON reader takes them. ValueError for those too."""
+    return json.loads(text, parse_constant=_no_constant)
 
 
 def calendar_time(value):
