@@ -455,3 +455,57 @@ def test_nan_or_infinity_in_a_club_message_is_refused_and_api_club_stays_json(tm
         raise ValueError(f"{constant} is no JSON")
     club = json.loads(body, parse_constant=strict)
     assert head.startswith(b"HTTP/1.0 200") and club["counts"]["stored"] == 1, club
+
+
+@pytest.mark.parametrize("page", ["box", "board"])
+def test_a_request_trickling_in_a_byte_at_a_time_is_let_go(tmp_path, page, monkeypatch):
+    """Fault (attack on the web page, slowloris): the 15 s limit counted from the client's last
+    byte, so a client sending one byte of its headers every few seconds held its thread for ever,
+    and MAX_CLIENTS such clients from one phone on the club's Wi-Fi closed the page (503) to
+    everyone for as long as they went on. Now a request line and headers that take longer than
+    ``request_time`` seconds (30; 1 here) end the connection, however they trickle in, on the
+    box's page and the board's alike."""
+    import threading
+    import time
+    from assistant.web.serving import PlainErrors
+    monkeypatch.setattr(PlainErrors, "request_time", 1, raising=False)
+    if page == "box":
+        from assistant.web.server import make_server
+        (tmp_path / "state").mkdir()
+        server = make_server(str(tmp_path / "state"), "127.0.0.1", 0)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    else:
+        from assistant.club.board import Board
+        from assistant.club.page import serve
+        board = Board(str(tmp_path / "b.sqlite3"), "c")
+        server = serve(board, "127.0.0.1", 0)
+    try:
+        s = socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=HANG)
+        s.settimeout(0.3)
+        closed, sent, start = False, 0, time.monotonic()
+        while not closed and time.monotonic() - start < HANG:
+            try:
+                s.sendall(b"GET / HTTP/1.1\r\nX-Slow: " if sent == 0 else b"a")
+                sent += 1
+                closed = s.recv(4096) == b""
+            except socket.timeout:
+                continue
+            except OSError:  # reset: closed as well
+                closed = True
+        s.close()
+        assert closed, f"still held after {sent} bytes"
+        status = http_status(server.server_address[1])
+        assert status == 200
+    finally:
+        server.shutdown()
+        if page == "board":
+            board.close()
+
+
+def http_status(port):
+    import http.client
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
+    c.request("GET", "/")
+    status = c.getresponse().status
+    c.close()
+    return status

@@ -1,9 +1,11 @@
 """The HTTP server under the box's page and the club board's page: a thread per client, at most
 ``MAX_CLIENTS`` at once, the same safety headers on every answer, and the standard library's own
 refusals as one plain line."""
+import io
 import logging
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from assistant.repeated import Repeated
@@ -23,11 +25,50 @@ HEADERS = {
 }
 
 
+class _Deadline(io.RawIOBase):
+    """The connection's reading side, with a deadline for the whole request: the socket's own
+    timeout counts from the last byte, so a client sending a byte every few seconds held its
+    thread for ever, and ``MAX_CLIENTS`` such clients (slowloris, from one phone) closed the page to
+    everyone."""
+
+    def __init__(self, sock, idle):
+        self.sock, self.idle, self.deadline = sock, idle, None
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        wait = self.idle
+        if self.deadline is not None:
+            wait = self.deadline - time.monotonic()
+            if wait <= 0:
+                raise TimeoutError("the request took too long to arrive")
+            wait = min(wait, self.idle) if self.idle else wait
+        self.sock.settimeout(wait)
+        return self.sock.recv_into(buffer)
+
+
 class PlainErrors(BaseHTTPRequestHandler):
     """The standard library's own refusals (a garbled request, 405, 414, 431, 501) as one plain
-    line, like every other answer, instead of its HTML page."""
+    line, like every other answer, instead of its HTML page; and a request line and headers that
+    take longer than ``request_time`` seconds to arrive end the connection, however slowly they
+    trickle in."""
     error_message_format = "%(code)d %(message)s\n"
     error_content_type = "text/plain; charset=utf-8"
+    request_time = 30  # seconds: a phone on a poor Wi-Fi sends a request in well under one
+
+    def setup(self):
+        super().setup()
+        self.rfile.close()  # the standard one, replaced: it would keep the socket from closing
+        self._deadline = _Deadline(self.connection, self.timeout)
+        self.rfile = io.BufferedReader(self._deadline)
+
+    def handle_one_request(self):
+        self._deadline.deadline = time.monotonic() + self.request_time
+        try:
+            super().handle_one_request()
+        finally:
+            self._deadline.deadline = None
 
 
 class Server(ThreadingHTTPServer):
