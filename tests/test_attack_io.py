@@ -509,3 +509,20 @@ def http_status(port):
     status = c.getresponse().status
     c.close()
     return status
+
+
+@pytest.mark.parametrize("state_dir", ["", "state", "./var"])
+def test_a_state_folder_in_the_config_that_is_not_absolute_is_one_line_and_makes_nothing(tmp_path, state_dir):
+    """Fault (attack on the config): [paths] state_dir = "" (a template's value left empty) or a
+    relative path was taken as a folder under wherever the box was started: `card-assistant run`
+    wrote its journal into the current folder without a word (under systemd, its working folder,
+    / by default) and a start from another folder began an empty journal, its matches out of
+    sight. Now it is one line at start, exit 2, and nothing is made."""
+    (tmp_path / "cwd").mkdir()
+    (tmp_path / "config.toml").write_text(f'[display]\ndriver = "dummy"\n[paths]\nstate_dir = "{state_dir}"\n')
+    proc = subprocess.run([sys.executable, "-m", "assistant.cli", "run", "--config", str(tmp_path / "config.toml")],
+                          cwd=tmp_path / "cwd", capture_output=True, text=True, timeout=HANG,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), GPIOZERO_PIN_FACTORY="mock"))
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "state_dir" in lines[0], proc.stderr
+    assert list((tmp_path / "cwd").iterdir()) == []

@@ -196,6 +196,12 @@ def _validate(cfg, source):
                 problems.append(f"[{section.name}] {f.name} holds a control character (a NUL, a newline)")
     if b.bounce_time >= b.hold_time:
         problems.append("[buttons] bounce_time must be shorter than hold_time")
+    if not cfg.paths.state_dir.startswith("/"):  # "" or "state": a journal wherever the box is started
+        problems.append(f"[paths] state_dir {_said(cfg.paths.state_dir)} should be an absolute path (such as "
+                        "/var/lib/card-assistant): a relative one is a folder under wherever the box is "
+                        "started, a new journal each time")
+    if not cfg.reader.device:
+        problems.append("[reader] device is empty (the reader's serial port, such as /dev/card-reader)")
     if not 0 < cfg.web.port < 65536:
         problems.append(f"[web] port {cfg.web.port} is not a port (1 to 65535)")
     if why := host_problem(cfg.web.host):
