@@ -524,13 +524,13 @@ def test_the_club_page_shows_every_table_and_the_standings(tmp_path):
     try:
         home = get("/")
         assert "Table t1" in home and "Table t2" in home and "finished" in home
-        match = get("/matches/1")
+        match = get("/matches/t1/1")
         assert "<svg" in match and "Table t1, match 1" in match and "download" not in match
         players = get("/players")
         assert "Ann" in players and "Cat + Eve" in players
         assert json.loads(get("/api/club"))["standings"]["towers"]["players"]["Ann"]["played"] == 1
         with pytest.raises(urllib.error.HTTPError):
-            get("/matches/99")
+            get("/matches/t1/99")
     finally:
         server.shutdown()
 
@@ -646,7 +646,7 @@ def test_the_board_page_of_a_match_in_play_says_neither_finished_nor_download(tm
         board.receive(topic, payload.encode())
     server, get = served_board(board)
     try:
-        match = get("/matches/1")
+        match = get("/matches/t1/1")
         assert "in play" in match and "finished" not in match and "scenario" not in match, match
         assert 'href="/">Tables</a>' in match and ">Now<" not in match and "Table t1, match 1" in match
         home = get("/")
@@ -656,7 +656,7 @@ def test_the_board_page_of_a_match_in_play_says_neither_finished_nor_download(tm
         players = get("/players")
         assert "Guests (a seat nobody tapped" in players and 'aria-current=page>Players' in players
         with pytest.raises(urllib.error.HTTPError) as e:
-            get("/matches/99")
+            get("/matches/t1/99")
         assert e.value.code == 404 and 'href="/">Tables</a>' in e.value.read().decode()
     finally:
         server.shutdown()

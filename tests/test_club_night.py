@@ -357,3 +357,81 @@ def test_the_boards_tables_are_in_their_numbers_order_t2_before_t10(tmp_path):
         j.close()
     assert re.findall(r"<h2>Table (\w+)</h2>", page_of(board, "/")) == ["t1", "t2", "t10", "t11"]
     board.close()
+
+
+def test_a_box_whose_clock_is_days_behind_keeps_its_match_in_play_on_top_and_links_stay_put(tmp_path, monkeypatch):
+    """Fault (a club night, one box's clock three days behind: a Pi has no clock of its own and
+    the club's Wi-Fi no internet): the board ordered every match by its box's clock, so that
+    table's match in play sank below its finished ones, and the match pages' numbers (/matches/K,
+    counted across tables in that order) all moved when it arrived: a link to a match shared a
+    minute before showed another match. Now each table lists its matches in its box's own order,
+    the latest first, and a match's page is /matches/TABLE/M, the table and the box's number."""
+    import re
+    import time as clock
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j1, t1, bot1 = bot_table(tmp_path, "towers", 2, name="t1")
+    play(t1, bot1, "towers", ("Ann", "Bob"))
+    j2, t2, bot2 = bot_table(tmp_path, "towers", 3, name="t2")
+    play(t2, bot2, "towers", ("Cat", "Dan"))
+    deliver(board, j1)
+    deliver(board, j2)
+    home = page_of(board, "/")
+    link = re.search(r'<h2>Table t2</h2>.*?<a href="([^"]+)">1</a>', home).group(1)
+    assert link == "/matches/t2/1"
+    before = page_of(board, link)
+    real = clock.time
+    monkeypatch.setattr(clock, "time", lambda: real() - 3 * 86400)  # t1's box: three days behind
+    t1.new_match("towers", {}, seats=("Ann", "Bob"))
+    t1.apply(bot1.next_action(t1.match.engine))
+    monkeypatch.undo()
+    deliver(board, j1)
+    home = page_of(board, "/")
+    t1_part = home.split("<h2>Table t1</h2>")[1].split("<h2>Table t2</h2>")[0]
+    assert re.findall(r'<a href="/matches/t1/(\d+)">', t1_part) == ["2", "1"]  # the match in play on top
+    assert "in play" in t1_part.split("</tr>")[1]
+    assert page_of(board, link) == before  # the same match, on the same address
+    assert "<h1>Table t2, match 1: Towers</h1>" in before
+    assert "<h1>Table t1, match 2: Towers</h1>" in page_of(board, "/matches/t1/2")
+    import urllib.error
+    with pytest.raises(urllib.error.HTTPError):
+        page_of(board, "/matches/t3/1")
+    board.close()
+
+
+def test_a_board_started_after_the_boxes_shows_the_tables_playing_not_nothing(broker, tmp_path):
+    """Fault (a club night whose board was started after the boxes, mid-match): its page said "No
+    table has sent anything yet" while every box was connected and playing and its events were
+    stored: the match in play began before the board's first subscription, so its start never
+    came and the page showed no table until the match's record at its end. Now the page lists
+    every table the board has heard of (its box's status, its table now), says whether its box
+    is connected, and that its match in play shows whole once its record comes."""
+    from assistant.club.board_run import run_board
+    from assistant.club.page import club_page, records
+    from assistant.club.publisher import Publisher
+    j, t, bot = bot_table(tmp_path, "towers", 5)
+    pub = Publisher(j, j.outbox, broker.url("t1"))
+    pub.start()
+    assert wait_for(pub.connected.is_set)  # connected before the match: no record of it sent yet
+    t.new_match("towers", {}, seats=("Ann", "Bob"))
+    for _ in range(5):
+        assert t.apply(bot.next_action(t.match.engine))
+    assert wait_for(lambda: pub.idle() and not j.outbox_rows(0, 1))
+    board = Board(str(tmp_path / "board.sqlite3"), "c")  # the board, for the first time, now
+    stop = threading.Event()
+    th = threading.Thread(target=run_board, args=(board, broker.url("board"), 0), kwargs={"stop": stop},
+                          daemon=True)
+    th.start()
+    try:
+        assert wait_for(lambda: board.subscribed and board.online.get("t1") is True)
+        for _ in range(5):
+            assert t.apply(bot.next_action(t.match.engine))
+        assert wait_for(lambda: board.counts["stored"] >= 5)
+        page = club_page(board, records(board))
+        assert "No table has sent anything yet" not in page
+        assert "<h2>Table t1</h2>" in page and "Box connected" in page
+        assert "Match 1 is in play" in page and "once its record comes" in page
+    finally:
+        pub.stop()
+        stop.set()
+        th.join(5)
+        board.close()

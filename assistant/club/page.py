@@ -1,6 +1,6 @@
 """The board's page, on the box's web stack (assistant/web): its pages, style, charts, statistics.
 
-``/`` every table live (each table's matches, the latest first), ``/matches/K`` one match with
+``/`` every table live (each table's matches, the latest first), ``/matches/TABLE/M`` one match with
 its chart and hands (web.pages.match_page), ``/players`` the standings across tables by player
 and by partnership with wins over time (stats.standings, web.pages.players_page), ``/api/club``
 the board's JSON. The records are built by ``stats.replay_match`` from the board's own replay
@@ -11,8 +11,10 @@ import re
 import threading
 from html import escape
 from importlib.resources import files
+from urllib.parse import quote, unquote
 
 from assistant.rules.scenario import format_action
+from assistant.club.message import shown_now
 from assistant.box.stats import FINISHED, IN_PLAY, replay_match, standings, wins_over_time
 from assistant.web import pages
 from assistant.web.serving import HEADERS, PlainErrors, Server
@@ -128,8 +130,36 @@ def presence(board, table, recs):
     return f'<p class="quiet">{"Box connected · " if online else ""}{last[:1].upper() + last[1:]}</p>{out}'
 
 
+def match_link(rec):
+    """A match's page on the board, by its table and the box's own number: one address for good
+    (a number across tables moved whenever a match that started earlier, by its box's clock,
+    arrived later)."""
+    return f"/matches/{quote(rec.table, safe='')}/{rec.table_match}"
+
+
+def held_note(board, table):
+    """Words for a table whose match in play the board cannot show: its start never came (the
+    board started, for the first time, after the match had begun), only later events."""
+    with board.lock:
+        held = sorted(mid for (t, mid) in board.early if t == table)
+        now = shown_now(board.now.get(table))
+    if not held:
+        return ""
+    said = ""
+    if now and now.get("match") == held[-1] and isinstance(now.get("state"), dict):
+        score = now["state"].get("score")
+        if isinstance(score, list) and len(score) == 2:
+            said = f" (the box says {escape(str(score[0]))}–{escape(str(score[1]))})"
+    return (f'<p class="quiet">Match {held[-1]} is in play{said}; it began before the board first heard from '
+            f'this table, so it is shown here whole once its record comes: at the match\'s end, or when '
+            f'the box next connects.</p>')
+
+
 def club_page(board, recs):
     by_table = {}
+    with board.lock:  # a table known by its box's status or its table now, before any match of it
+        for table in (*board.online, *board.now, *(t for t, _ in board.early)):
+            by_table.setdefault(table, [])
     for r in recs:
         by_table.setdefault(r.table, []).append(r)
     counts = board.counts
@@ -143,13 +173,15 @@ def club_page(board, recs):
     if not by_table:
         parts.append('<p class="quiet">No table has sent anything yet.</p>')
     for table, rs in sorted(by_table.items(), key=lambda kv: in_order(kv[0])):
+        rs.sort(key=lambda r: r.table_match)  # the box's own order: its clock may be days out
         rows = "".join(  # as a box's Matches page: a side a line, so a phone has room for them all
-            f'<tr><td><a href="/matches/{r.id}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
+            f'<tr><td><a href="{escape(match_link(r))}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
             f'<td>{pages.score_cell(r, narrow=True)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
             f'<td class="wide">{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>' for r in reversed(rs))
-        parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}"
-                     f"<div class=\"scroll\"><table><tr><th>#</th><th>Game</th>"
-                     f'<th>Score</th><th class="wide">Winner</th><th class="wide">State</th><th>Started</th></tr>{rows}</table></div>')
+        parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}{held_note(board, table)}"
+                     + (f"<div class=\"scroll\"><table><tr><th>#</th><th>Game</th>"
+                        f'<th>Score</th><th class="wide">Winner</th><th class="wide">State</th><th>Started</th></tr>'
+                        f'{rows}</table></div>' if rows else ""))
     body = '<meta http-equiv="refresh" content="5">' + "".join(parts)
     return pages.page(f"Club {board.club}", "/", body, nav=NAV)
 
@@ -176,14 +208,13 @@ def serve(board, host, port):
                     recs = records(board)
                     note = GUESTS_NOTE + clash_note(board, recs)
                     return self._html(pages.players_page(club_standings(recs), club_wins(recs), NAV, note))
-                m = re.fullmatch(r"/matches/([0-9]{1,9})", path)
+                m = re.fullmatch(r"/matches/([^/]{1,200})/([0-9]{1,9})", path)
                 if m:
-                    recs = records(board)
-                    k = int(m.group(1))
-                    if 1 <= k <= len(recs):
-                        rec = recs[k - 1]
-                        above = f'<p class="quiet">Table {escape(rec.table)}, match {rec.table_match}</p>'
-                        return self._html(pages.match_page(rec, NAV, download=False, above=above))  # boxes keep scenarios
+                    table, mid = unquote(m.group(1)), int(m.group(2))
+                    rec = next((r for r in records(board) if (r.table, r.table_match) == (table, mid)), None)
+                    if rec is not None:
+                        head = f"Table {rec.table}, match {rec.table_match}: {pages.GAME_NAMES[rec.game]}"
+                        return self._html(pages.match_page(rec, NAV, download=False, head=head))  # boxes keep scenarios
                 self._html(pages.not_found_page("There is no such page on the board.", NAV, NAV[0]), 404)
             except Exception:  # a page that cannot be drawn is one plain answer, never a stopped board
                 self._send(500, "text/plain; charset=utf-8", b"the board could not draw this page\n")

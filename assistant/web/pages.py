@@ -185,17 +185,17 @@ def matches_page(records):
     return page("Matches", "/matches", body)
 
 
-def match_page(rec, nav=NAV, download=True, above="", newest=False):
+def match_page(rec, nav=NAV, download=True, newest=False, head=None):
     """One match; ``download``: its scenario file is offered (a box's page: the board has none),
-    not for the journal's ``newest`` match (an undo can take back its end); ``above``: words
-    before its heading (the board: which table)."""
+    not for the journal's ``newest`` match (an undo can take back its end); ``head``: the heading
+    (the board's names the table)."""
     sides = [rec.side_name(s) for s in (0, 1)]
     series = [(sides[s], [0] + [h.score[s] for h in rec.hands]) for s in (0, 1)]
     hands = "".join(f"<tr><td>{escape(h.words)}</td><td class=n>{h.score[0]}–{h.score[1]}</td></tr>"
                     for h in rec.hands)
     hand = desk(rec.game).HAND  # the rulebook's word: a towers hand, a Twenty-Nine round
     reneges = "".join(f"<li>{escape(r['seat'])}, {hand} {r['hand']}, trick {r['trick']}</li>" for r in rec.reneges)
-    head = f"Match {rec.id}: {GAME_NAMES[rec.game]}"
+    head = head or f"Match {rec.id}: {GAME_NAMES[rec.game]}"
     if not download:
         download = ""
     elif rec.state == IN_PLAY or newest:
@@ -205,7 +205,7 @@ def match_page(rec, nav=NAV, download=True, above="", newest=False):
     else:
         download = f'<p><a href="/api/matches/{rec.id}/scenario" download>Download the scenario file</a> (the bug report)</p>'
     ended = f" · finished {when(rec.finished)}" if rec.finished else ""
-    body = (f"{above}<h1>{escape(head)}</h1><p>{state_cell(rec)} · started {when(rec.started)}{ended} · "
+    body = (f"<h1>{escape(head)}</h1><p>{state_cell(rec)} · started {when(rec.started)}{ended} · "
             f"{escape(', '.join(rec.seats))}</p>"
             + (f'<p class="warn">{escape(rec.note[:1].upper() + rec.note[1:])}.</p>' if rec.note
                else f'<p class="score">{score_words(rec)}</p>')
