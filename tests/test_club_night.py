@@ -435,3 +435,57 @@ def test_a_board_started_after_the_boxes_shows_the_tables_playing_not_nothing(br
         stop.set()
         th.join(5)
         board.close()
+
+
+def test_a_table_renamed_keeps_its_finished_matches_under_the_old_name_not_counted_twice(broker, live_board, tmp_path):
+    """Fault (a club night: the organiser renamed table t1 to t2 in its box's [club] section and
+    restarted it): the box sends its two latest matches' records again at every connect, under
+    its table's name of now, so the board showed the matches finished as t1 at t2 too and its
+    standings counted them twice. Now a box keeps the first match it played under its name (in
+    its journal, kept across restarts): the matches finished before the rename stay t1's; the
+    match in play then, and those after, are t2's."""
+    from assistant.club.public import ClubOutbox
+    from assistant.club.publisher import Publisher
+    j, t, bot = bot_table(tmp_path, "towers", 6)  # table t1
+    pub = Publisher(j, j.outbox, broker.url("t1"))
+    pub.start()
+    play(t, bot, "towers", ("Ann", "Bob"))
+    assert wait_for(lambda: pub.idle() and not j.outbox_rows(0, 1))
+    pub.stop()
+    j.outbox = ClubOutbox("c", "t2", j)  # the same box restarted as t2
+    pub = Publisher(j, j.outbox, broker.url("t2"))
+    pub.start()
+    try:
+        play(t, bot, "towers", ("Ann", "Bob"))
+        assert wait_for(lambda: pub.idle() and not j.outbox_rows(0, 1))
+        assert wait_for(lambda: [m["phase"] for tb in live_board.snapshot()["tables"] for m in tb["matches"]]
+                        == ["over", "over"])
+        tables = {tb["table"]: [m["match"] for m in tb["matches"]] for tb in live_board.snapshot()["tables"]}
+        assert tables == {"t1": [1], "t2": [2]}
+        assert club_json(live_board)["standings"]["towers"]["players"]["Ann"]["played"] == 2
+        pub.stop()
+        j.outbox = ClubOutbox("c", "t2", j)  # restarted again as t2: still from match 2 on
+        assert j.outbox.recent_matches() == [2]
+    finally:
+        pub.stop()
+
+
+def test_a_club_renamed_for_a_new_season_gets_nothing_played_before(tmp_path):
+    """Fault (a new season on the same boxes: docs/club.md said deleting the board's file starts
+    afresh): every box sends its two latest matches' records at each connect, so last season's
+    matches came back to the new season's board. Now a box renamed into another club (or table)
+    sends only what it plays under its new names: a new club name starts a season empty."""
+    from assistant.club.public import ClubOutbox
+    j, t, bot = bot_table(tmp_path, "towers", 7, club="spring")
+    play(t, bot, "towers", ("Ann", "Bob"))
+    play(t, bot, "towers", ("Ann", "Bob"))
+    assert j.outbox.recent_matches() == [1, 2]
+    j.outbox = ClubOutbox("autumn", "t1", j)  # the box restarted with the new season's club name
+    assert j.outbox.recent_matches() == []
+    board = Board(str(tmp_path / "b.sqlite3"), "autumn")
+    play(t, bot, "towers", ("Ann", "Bob"))
+    j.outbox = ClubOutbox("autumn", "t1", j)  # and restarted again
+    assert j.outbox.recent_matches() == [3]
+    deliver(board, j)
+    assert [m["match"] for tb in board.snapshot()["tables"] for m in tb["matches"]] == [3]
+    board.close()

@@ -17,6 +17,7 @@ journal (0 for the match's start), so the board stores each once.
 'trump'
 """
 import json
+import sqlite3
 import threading
 import time
 
@@ -54,6 +55,29 @@ class ClubOutbox:
         self._events = {}  # match id -> its public events so far (for the record at its end)
         self.now = None
         self.wake = threading.Event()  # set by the journal once rows are committed
+        self.since = self._named_since() if journal is not None else 1
+
+    def _named_since(self):
+        """The first match this box publishes under its club's and table's names. A table renamed
+        (its ``[club] table``) keeps the matches it finished under its old name: sent again under
+        the new one (a reconnect sends the latest records), the board showed them at both tables
+        and counted them twice. The match in play then goes on under the new name, whole. So does
+        a club renamed (a new season): nothing played before reaches it."""
+        from assistant.box.journal import JournalError
+        name = f"{self.club}/{self.table}"
+        try:
+            named, since = self.journal.setting("club_table"), self.journal.setting("club_since")
+            if named == name:
+                return int(since or 1)
+            latest, since = self.journal.db.execute("SELECT max(id) FROM matches").fetchone()[0], 1
+            if named is not None and latest is not None:  # renamed: a journal never named is this table's
+                match = self.journal.read(latest)[0]
+                since = latest if match is not None and match.state()["winner"] is None else latest + 1
+            self.journal.set_setting("club_since", since)
+            self.journal.set_setting("club_table", name)
+            return since
+        except (JournalError, ValueError, sqlite3.Error):  # a setting that cannot be kept: as before
+            return 1
 
     # --- called by the journal, inside its write
     def new_match(self, mid, game, seats, options, started):
@@ -104,9 +128,10 @@ class ClubOutbox:
         return dumps({"v": VERSION, "kind": "record", "table": self.table, "match": mid, "events": events})
 
     def recent_matches(self, count=2):
+        """The latest matches played under this table's name (their records go again)."""
         with self.journal.lock:
             return [r[0] for r in self.journal.db.execute(
-                "SELECT id FROM matches ORDER BY id DESC LIMIT ?", (count,))][::-1]
+                "SELECT id FROM matches WHERE id >= ? ORDER BY id DESC LIMIT ?", (self.since, count))][::-1]
 
     # --- inside
     def _match(self, mid):
