@@ -489,3 +489,22 @@ def test_a_club_renamed_for_a_new_season_gets_nothing_played_before(tmp_path):
     deliver(board, j)
     assert [m["match"] for tb in board.snapshot()["tables"] for m in tb["matches"]] == [3]
     board.close()
+
+
+def test_two_boxes_set_up_with_one_tables_name_are_named_as_a_cause_on_the_page(tmp_path):
+    """Fault (a club night: a box's config copied to the next box, its table name left as it was):
+    the board refused hundreds of the second box's messages and its page gave as the only cause
+    a box whose journal began anew; the organiser looked for a reset box. Now the page names two
+    boxes with one table's name first."""
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    for folder, seats, seed in (("a", ("Gus", "Hal"), 51), ("b", ("Ivy", "Jo"), 52)):  # both say t1
+        j, t, bot = bot_table(tmp_path / folder, "towers", seed)
+        t.new_match("towers", {}, seats=seats)
+        for _ in range(10):
+            assert t.apply(bot.next_action(t.match.engine))
+        deliver(board, j)
+        j.close()
+    home = page_of(board, "/")
+    assert board.counts["refused"] > 0
+    assert "the board's log says why (two boxes set up with this table's name, or a box" in home
+    board.close()

@@ -121,8 +121,9 @@ def presence(board, table, recs):
     last = f"last heard from {pages.when(heard)}" if heard else "nothing heard yet"
     refused = board.refused_at.get(table, 0)
     out = (f'<p class="warn">{refused} message{"" if refused == 1 else "s"} from this table refused: '
-           f'the board\'s log says why (a box whose journal began anew under a name the board holds '
-           f'sends matches that differ from those stored)</p>' if refused else "")
+           f'the board\'s log says why (two boxes set up with this table\'s name, or a box whose journal '
+           f'began anew under a name the board holds, send matches that differ from those stored)</p>'
+           if refused else "")
     if online is False:
         waiting = ": its match in play waits for it" if recs and recs[-1].state == IN_PLAY else ""
         return (f'<p class="warn">Box not connected (switched off, stopped or out of the Wi-Fi) · '
