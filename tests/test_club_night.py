@@ -508,3 +508,30 @@ def test_two_boxes_set_up_with_one_tables_name_are_named_as_a_cause_on_the_page(
     assert board.counts["refused"] > 0
     assert "the board's log says why (two boxes set up with this table's name, or a box" in home
     board.close()
+
+
+def test_the_docs_club_of_your_own_makes_the_box_folder_before_its_page_starts(tmp_path):
+    """Fault (docs/club.md's "Simulated boxes in a club of your own", pasted as it stands): the
+    box's page was started in the same breath as the box, before the box had made its state
+    folder, and stopped at once with "box-t1 does not exist". The block now makes the folder
+    first; the page then serves an empty folder and shows the box's matches as they come."""
+    import re
+    import urllib.request
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "club.md").read_text(encoding="utf-8")
+    block = doc.split("### Simulated boxes in a club of your own")[1].split("```sh")[1].split("```")[0]
+    lines = [line.split("#")[0].strip() for line in block.splitlines()]
+    made = next(k for k, line in enumerate(lines) if line.startswith("mkdir -m 700 box-t1"))
+    box = next(k for k, line in enumerate(lines) if line.startswith("card-assistant sim") and "box-t1" in line)
+    page = next(k for k, line in enumerate(lines) if line.startswith("card-assistant web --state-dir box-t1"))
+    assert made < box and made < page
+    folder = tmp_path / "box-t1"
+    folder.mkdir(mode=0o700)
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(folder), "--port", "0"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        base = re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
+        assert json.loads(urllib.request.urlopen(base + "/api/matches", timeout=5).read()) == []
+    finally:
+        proc.terminate()
+        proc.wait(10)
