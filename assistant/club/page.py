@@ -138,13 +138,13 @@ def match_link(rec):
     return f"/matches/{quote(rec.table, safe='')}/{rec.table_match}"
 
 
-def held_note(board, table):
+def held_note(board, table, rs):
     """Words for a table whose match in play the board cannot show: its start never came (the
     board started, for the first time, after the match had begun), only later events."""
     with board.lock:
         held = sorted(mid for (t, mid) in board.early if t == table)
         now = shown_now(board.now.get(table))
-    if not held:
+    if not held or any(r.table_match > held[-1] for r in rs):  # a later match began: not in play
         return ""
     said = ""
     if now and now.get("match") == held[-1] and isinstance(now.get("state"), dict):
@@ -179,7 +179,7 @@ def club_page(board, recs):
             f'<tr><td><a href="{escape(match_link(r))}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
             f'<td>{pages.score_cell(r, narrow=True)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
             f'<td class="wide">{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>' for r in reversed(rs))
-        parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}{held_note(board, table)}"
+        parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}{held_note(board, table, rs)}"
                      + (f"<div class=\"scroll\"><table><tr><th>#</th><th>Game</th>"
                         f'<th>Score</th><th class="wide">Winner</th><th class="wide">State</th><th>Started</th></tr>'
                         f'{rows}</table></div>' if rows else ""))
