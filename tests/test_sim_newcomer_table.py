@@ -211,3 +211,15 @@ def test_a_game_some_seat_could_not_play_is_refused_at_the_menu(tmp_path):
     assert screens[3:] == ["New match: [Towers] Twenty-Nine", "flip: Flip for the deal: / tap one card each"]
     got = cli("sim", "--pads", "P1")  # towers: P2 could never play either
     assert got.returncode == 2 and "--pads 'P1' does not fit towers: P2 would have no pad; add centre" in got.stderr
+
+
+def test_house_rules_asked_for_over_a_match_in_play_with_others_are_said(tmp_path):
+    """Fault: `sim --state-dir DIR --option pair=on` over a Twenty-Nine match in play without
+    that rule resumed it without a word, so the newcomer believed the pair was on (as --game over
+    a match of the other game, which is said)."""
+    piped(["sim", "--state-dir", tmp_path, "--game", "twenty-nine"], "\n\nJS\nq\n")  # P1 deals
+    out = piped(["sim", "--state-dir", tmp_path, "--option", "pair=on"], "q\n")
+    assert (f"card-assistant sim: {tmp_path} holds a match in play with its own house rules (none), "
+            "which goes on; --option pair=on is for the next new match (hold OK: the menu)") in out
+    assert "screen: bidding: P1 deals 4 each / P2 < Bid 16 >" in out
+    assert "its own house rules" not in piped(["sim", "--state-dir", tmp_path, "--option", "pair=off"], "q\n")

@@ -94,11 +94,13 @@ def parse_args(argv):
         p.error(f"--matches must be 1 or more, not {args.matches}")
     if not 0.0 <= args.renege_rate <= 1.0:  # NaN fails both comparisons, so it is refused too
         p.error(f"--renege-rate is a share of plays, from 0 to 1, not {args.renege_rate}")
-    in_play = args.state_dir and journal_game(args.state_dir)
+    playing = journal_match(args.state_dir) if args.state_dir else None
+    in_play = playing and playing.game
     if args.game is None:
         args.game = in_play or "towers"
     # --game names another game than the match in play: the box resumes that match (say so)
     args.resuming_other = in_play if in_play and in_play != args.game and not args.bots else None
+    args.playing = playing
     roles = PAD_ROLES[args.game]
     if args.pads is None:
         args.pads = DEFAULT_PADS[args.game]
@@ -173,9 +175,9 @@ def hold_folder(folder):
     return True  # the descriptor stays open: the lock ends with the process
 
 
-def journal_game(state_dir):
-    """The game of the match in play in ``state_dir``'s journal, or None (none, over, unreadable:
-    the box says why when it starts)."""
+def journal_match(state_dir):
+    """The match in play in ``state_dir``'s journal, or None (none, over, unreadable: the box says
+    why when it starts)."""
     import sqlite3
     from assistant.box.journal import Journal, JournalError
     from assistant.textfile import what_is_at
@@ -195,7 +197,23 @@ def journal_game(state_dir):
         return None
     if match is None or match.engine.phase == "over":
         return None
-    return match.game
+    return match
+
+
+def other_rules_words(args):
+    """What to say when ``--option`` asks for other house rules than the match in play keeps (it
+    goes on with its own), else None."""
+    from assistant.box.config import GAME_OPTIONS
+    m = args.playing
+    if not args.options or m is None or args.bots or m.game != args.game:
+        return None
+    asked = {k: str(v) for k, v in args.options.items() if str(v) != str(GAME_OPTIONS[k][0])}
+    if asked == dict(m.options):
+        return None
+    kept = ", ".join(f"{k}={v}" for k, v in m.options.items()) or "none"
+    given = " ".join(f"--option {k}={v}" for k, v in args.options.items())
+    return (f"card-assistant sim: {args.state_dir} holds a match in play with its own house rules "
+            f"({kept}), which goes on; {given} is for the next new match (hold OK: the menu)")
 
 
 def main(argv):
@@ -230,6 +248,8 @@ def main(argv):
             print(f"card-assistant sim: {args.state_dir} holds a {engine_class(args.resuming_other).title} "
                   f"match in play, which goes on; --game {args.game} is offered first at the next new "
                   f"match (hold OK: the menu)")
+        if other_rules_words(args):
+            print(other_rules_words(args))
         if args.state_dir is None:  # quit and start again: a fresh journal, unless it is named
             print(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
                   f"the match and resume it after quitting, start with --state-dir FOLDER")
