@@ -223,3 +223,12 @@ def test_house_rules_asked_for_over_a_match_in_play_with_others_are_said(tmp_pat
             "which goes on; --option pair=on is for the next new match (hold OK: the menu)") in out
     assert "screen: bidding: P1 deals 4 each / P2 < Bid 16 >" in out
     assert "its own house rules" not in piped(["sim", "--state-dir", tmp_path, "--option", "pair=off"], "q\n")
+
+
+def test_the_keys_are_said_in_lines_filled_to_the_terminals_width(tmp_path):
+    """Fault: in an 80-column terminal the first words of the sim were broken at a line break of
+    their own, "...or the arrow keys" / "left/right, Enter OK...", as two short ragged lines."""
+    out = in_terminal(["sim", "--state-dir", tmp_path, "--player", "Ann"], "q\n", columns=80)
+    said = out[out.index("card-assistant sim: "):out.index("┌")].rstrip("\n").split("\n")
+    assert len(said) == 3 and all(len(ln) > 70 for ln in said[:-1]), said
+    assert "arrow keys left/right, Enter OK" in " ".join(out.split())

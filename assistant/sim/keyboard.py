@@ -62,8 +62,9 @@ KEYS = {"": ("press", "ok"), "ok": ("press", "ok"), "a": ("press", "left"), "lef
         "d": ("press", "right"), "right": ("press", "right"), "b": ("press", "back"),
         "back": ("press", "back"), "m": ("hold", "ok"), "menu": ("hold", "ok"),
         "u": ("hold", "back"), "undo": ("hold", "back")}
-KEYS_HELP = ("  type a card (JS, '2 JS' for pad 2, or several: AS KS QS), a/d or the arrow keys\n"
-             "  left/right, Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit, help these keys.")
+# one paragraph: say() breaks it to the terminal's width (a line break of its own made a short line)
+KEYS_HELP = ("  type a card (JS, '2 JS' for pad 2, or several: AS KS QS), a/d or the arrow keys "
+             "left/right, Enter OK, b Back, m menu (hold OK), u undo (hold Back), q quit, help these keys.")
 # what a press that changed nothing on the screen says, in the terminal only (the box says nothing)
 UNCHANGED = {
     "back": "  (Back clears an alert or leaves a menu: nothing to clear now; u, hold Back, undoes)",
