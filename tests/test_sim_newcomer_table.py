@@ -232,3 +232,15 @@ def test_the_keys_are_said_in_lines_filled_to_the_terminals_width(tmp_path):
     said = out[out.index("card-assistant sim: "):out.index("┌")].rstrip("\n").split("\n")
     assert len(said) == 3 and all(len(ln) > 70 for ln in said[:-1]), said
     assert "arrow keys left/right, Enter OK" in " ".join(out.split())
+
+
+def test_a_players_name_typed_alone_goes_on_the_pad_of_the_seat_asked(tmp_path):
+    """Fault: with the screen asking "P3: tap player tag", typing Cleo said "tapped Cleo's player
+    tag on pad 1", P1's pad, as if Cleo sat there (a card typed alone goes on the pad of the seat
+    the screen asks)."""
+    out = piped(["sim", "--state-dir", tmp_path, "--game", "twenty-nine", "--player", "Ann",
+                 "--player", "Bob", "--player", "Cleo", "--player", "Dev"], "\n\nAnn\nBob\nCleo\nDev\nq\n")
+    assert [ln.split("tapped ")[1] for ln in out.split("\n") if "tapped" in ln] == [
+        "Ann's player tag on pad 1", "Bob's player tag on pad 2", "Cleo's player tag on pad 3",
+        "Dev's player tag on pad 4"]
+    assert "screen: flip: Flip for the deal" in out

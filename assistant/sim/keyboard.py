@@ -217,7 +217,9 @@ def _interactive(sim):
                 "b Back (help lists the keys)")
         elif player_tag(line, sim.players):
             parts = line.split()
-            pad = int(parts[0]) - 1 if len(parts) == 2 else 0
+            seating = getattr(sim.table, "seating", None)  # the seat asked for a tag: its own pad
+            asked = pad_for(sim.table, len(seating[2])) if seating and sim.table.menu is not None else 0
+            pad = int(parts[0]) - 1 if len(parts) == 2 else asked
             if not 0 <= pad < len(sim.table.pads):
                 say(f"  there is no pad {pad + 1} (pads 1 to {len(sim.table.pads)})")
                 continue
