@@ -185,6 +185,8 @@ class DealScan:
         t = self.table
         if not t.apply(Action("undo")):  # the alert says why; the hand stays as it was
             return True
+        if not self.active():  # deal scan switched off since: the hand line alone is undone
+            return True
         t.note = None  # not "Undone: P2's scanned hand": only its last card is
         self.cards[seat], self.taps = cards[:-1], taps[:-1]
         try:
