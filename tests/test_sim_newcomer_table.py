@@ -244,3 +244,15 @@ def test_a_players_name_typed_alone_goes_on_the_pad_of_the_seat_asked(tmp_path):
         "Ann's player tag on pad 1", "Bob's player tag on pad 2", "Cleo's player tag on pad 3",
         "Dev's player tag on pad 4"]
     assert "screen: flip: Flip for the deal" in out
+
+
+def test_ok_on_card_face_down_says_whose_trump_card_the_table_waits_for(tmp_path):
+    """Fault: after the auction the screen offers "< card face down >" (the harmless choice
+    before "Seventh card"); OK on it did nothing a newcomer could see. Now it says who taps the
+    trump card, as OK on for 2's "no" says who taps a card; in one line with any name."""
+    from assistant.box.font import text_width
+    from assistant.box.screen import W
+    out = piped(["sim", "--state-dir", tmp_path, "--game", "twenty-nine"], "\n\nJS\n\na\n\na\n\na\n\n\nq\n")
+    assert ("screen: trump-card: P2: tap the trump card / P2 bid 16: set trump / P2 < card face down >"
+            in out)
+    assert text_width("WWWW.: tap the trump card") <= W  # the widest name the screen shows

@@ -123,12 +123,17 @@ def _choices(table, name):
 
 
 def _tap_hint(table):
-    """After OK on the harmless choice of a play: whose card the table waits for (a newcomer
-    pressed OK on for 2's "no" and saw nothing happen). Short, to fit one line with any name."""
+    """After OK on the harmless choice: whose card the table waits for (a newcomer pressed OK on
+    for 2's "no", or on "card face down", and saw nothing happen). Short, to fit one line with
+    any name."""
     w = table.match.engine.waiting_for()
-    if w.seat is None or "play" not in w.kinds:
+    if w.seat is None:
         return None
-    return f"{table.match.seats[w.seat]}: tap a card"
+    if "play" in w.kinds:
+        return f"{table.match.seats[w.seat]}: tap a card"
+    if "trump" in w.kinds:  # Twenty-Nine's "card face down": the bidder's card, face down, on their pad
+        return f"{table.match.seats[w.seat]}: tap the trump card"
+    return None
 
 
 _ON_PRESS = {Mode.MENU: _menu, Mode.ALERT: _alert, Mode.MATCH_OVER: _match_over,
