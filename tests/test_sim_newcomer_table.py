@@ -256,3 +256,14 @@ def test_ok_on_card_face_down_says_whose_trump_card_the_table_waits_for(tmp_path
     assert ("screen: trump-card: P2: tap the trump card / P2 bid 16: set trump / P2 < card face down >"
             in out)
     assert text_width("WWWW.: tap the trump card") <= W  # the widest name the screen shows
+
+
+def test_ok_while_the_towers_discard_is_asked_does_not_send_the_next_card_elsewhere(tmp_path):
+    """Fault: OK on the discard screen ("P1: discard face down / on P1's pad; P2 leads") said
+    "P2: tap a card"; the newcomer then typed A♠ for P2, and the sim, whose card typed alone goes
+    on the dealer's pad while the discard is asked, recorded it as P1's discard. Now OK there
+    only says that the table waits for a card, as an OK with nothing to choose does anywhere."""
+    out = piped(["sim", "--state-dir", tmp_path], "\nJS\n9H\n\n\nq\n")
+    screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens[-1] == screens[-2] == "discard: P1: discard face down / on P1's pad; P2 leads"
+    assert out.count("(OK has nothing to choose now: the table waits for a card; type it, like JS)") == 1

@@ -126,9 +126,10 @@ def _tap_hint(table):
     """After OK on the harmless choice: whose card the table waits for (a newcomer pressed OK on
     for 2's "no", or on "card face down", and saw nothing happen). Short, to fit one line with
     any name."""
-    w = table.match.engine.waiting_for()
-    if w.seat is None:
-        return None
+    e = table.match.engine
+    w = e.waiting_for()
+    if w.seat is None or (getattr(e, "discard_open", False) and not e.trick):
+        return None  # the towers discard asked: its prompt says who taps (the dealer, or the leader leads)
     if "play" in w.kinds:
         return f"{table.match.seats[w.seat]}: tap a card"
     if "trump" in w.kinds:  # Twenty-Nine's "card face down": the bidder's card, face down, on their pad

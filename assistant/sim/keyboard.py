@@ -69,7 +69,8 @@ KEYS_HELP = ("  type a card (JS, '2 JS' for pad 2, or several: AS KS QS), a/d or
 UNCHANGED = {
     "back": "  (Back clears an alert or leaves a menu: nothing to clear now; u, hold Back, undoes)",
     "left": "  (nothing to choose now: Left and Right move a choice or a menu)",
-    "right": "  (nothing to choose now: Left and Right move a choice or a menu)"}
+    "right": "  (nothing to choose now: Left and Right move a choice or a menu)",
+    "ok": "  (OK has nothing to choose now: the table waits for a card; type it, like JS)"}
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("help", "?", "h")
 
