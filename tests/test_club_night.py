@@ -535,3 +535,52 @@ def test_the_docs_club_of_your_own_makes_the_box_folder_before_its_page_starts(t
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_box_gone_in_the_power_cut_that_took_the_broker_is_not_shown_connected(tmp_path, monkeypatch):
+    """Fault (a club night, the room's power cut: the broker's Pi and a box went down together;
+    the Pi came back, the box was left off): the broker kept the box's retained "online" and had
+    no will to send (its connection died with the broker), so the board said "Box connected" for
+    a box switched off, for the rest of the night, even after a restart of the board. Now a
+    connected box says so again every ALIVE seconds, and the board takes a box that has not for
+    three times as long as gone: "Box not connected", in the page and /api/club."""
+    import assistant.club.page as page
+    import assistant.club.publisher as publisher
+    from assistant.club.board_run import run_board
+    from assistant.club.broker import Broker
+    from assistant.club.publisher import Publisher
+    monkeypatch.setattr(publisher, "ALIVE", 0.2)
+    monkeypatch.setattr(page, "SILENT", 1.5)
+    mosquitto = __import__("test_club").mosquitto_or_skip
+    mosquitto()
+    b = Broker(tmp_path / "broker", "c", ["t1"]).start()  # persistent, as Debian's Mosquitto
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    stop = threading.Event()
+    th = threading.Thread(target=run_board, args=(board, b.url("board"), 0), kwargs={"stop": stop}, daemon=True)
+    th.start()
+    j, t, bot = bot_table(tmp_path, "towers", 3)
+    pub = Publisher(j, j.outbox, b.url("t1"))
+    pub.start()
+    connected = lambda: "Box connected" in page_of(board, "/")  # noqa: E731
+    try:
+        t.new_match("towers", {}, seats=("Ann", "Bob"))
+        assert wait_for(lambda: board.online.get("t1") is True and board.counts["stored"] >= 1)
+        said = board.said["t1"]
+        assert wait_for(lambda: board.said["t1"] > said + 1.6)  # a quiet table's box says it is there
+        assert connected()
+        b.kill()  # the power cut: the broker, and the box with it (no goodbye, no will)
+        pub.offline.set()
+        pub.drop()
+        b.start()
+        assert wait_for(lambda: board.connected and board.subscribed, 20)
+        assert board.online["t1"] is True  # the retained "online" of before the cut
+        assert wait_for(lambda: "Box not connected" in page_of(board, "/"))
+        assert club_json(board)["boxes"]["t1"]["online"] is False
+        pub.offline.clear()  # the box switched on again
+        assert wait_for(connected, 20)
+    finally:
+        pub.stop()
+        stop.set()
+        th.join(5)
+        board.close()
+        b.stop()

@@ -58,6 +58,7 @@ class Board:
         self.connected = False   # the link to the broker is up (the page says when it is not)
         self.last = {}      # (table, match) -> the box's clock at its latest event that said it
         self.online = {}    # table -> its box is connected (its retained status, or the broker's will)
+        self.said = {}      # table -> when (board's clock) its latest status came
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
         self.heard = dict(self.db.execute("SELECT tbl, max(received) FROM events GROUP BY tbl"))  # board's clock
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
@@ -133,6 +134,7 @@ class Board:
             if body.get("table") != table or type(body.get("online")) is not bool:
                 raise Refusal("a status of another table, or without online true or false")
             self.online[table] = body["online"]
+            self.said[table] = time.time()  # a box connected says so every ALIVE seconds (publisher)
         elif what.startswith("record/"):
             events = body.get("events")
             if body.get("table") != table or not isinstance(events, list):

@@ -9,18 +9,21 @@ the board's JSON. The records are built by ``stats.replay_match`` from the board
 import json
 import re
 import threading
+import time
 from html import escape
 from importlib.resources import files
 from urllib.parse import quote, unquote
 
 from assistant.rules.scenario import format_action
 from assistant.club.message import shown_now
+from assistant.club.publisher import ALIVE
 from assistant.box.stats import FINISHED, IN_PLAY, replay_match, standings, wins_over_time
 from assistant.web import pages
 from assistant.web.serving import HEADERS, PlainErrors, Server
 
 NAV = (("/", "Tables"), ("/players", "Players"))  # the board's own pages (a box's are Now, Matches, Players)
 TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's own page
+SILENT = 3 * ALIVE  # seconds without a connected box's sign of life: it is not there any more
 GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
 GUESTS_NOTE = ('<p class="quiet">Guests (a seat nobody tapped a player tag for keeps its name, P1 to P4) '
                'are different people at every table and match, so they are left out here.</p>')
@@ -100,6 +103,8 @@ def club_wins(recs):
 def club_json(board):
     """``/api/club``: the board's snapshot and the standings across tables (club_standings)."""
     out = board.snapshot()
+    for table, box in out["boxes"].items():
+        box["online"] = box_online(board, table)
     out["standings"] = club_standings(records(board))
     return out
 
@@ -113,11 +118,20 @@ def in_order(table):
     return [(int(part), "") if part.isdigit() else (-1, part) for part in re.split(r"(\d+)", table)]
 
 
+def box_online(board, table):
+    """Its box's latest status (None: none came), False when a box said "online" but has not said
+    it again for ``SILENT`` seconds: a power cut that took the broker with it left its retained
+    "online" behind, and no will (the broker that held it was gone too)."""
+    online = board.online.get(table)
+    said = max(board.said.get(table) or 0, board.heard.get(table) or 0)
+    return False if online and time.time() - said > SILENT else online
+
+
 def presence(board, table, recs):
     """Whether the table's box is there (its status, or the broker's will when it went without a
     goodbye) and when the board last heard from it: a box switched off mid-match is not a match
     being played."""
-    online, heard = board.online.get(table), board.heard.get(table)
+    online, heard = box_online(board, table), board.heard.get(table)
     last = f"last heard from {pages.when(heard)}" if heard else "nothing heard yet"
     refused = board.refused_at.get(table, 0)
     out = (f'<p class="warn">{refused} message{"" if refused == 1 else "s"} from this table refused: '

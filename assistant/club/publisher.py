@@ -32,6 +32,7 @@ WINDOW = 50        # messages in flight (paho's max_inflight_messages)
 RETRY = (0.2, 5.0)  # seconds between connection attempts: first, most
 STEADY = 10.0      # seconds connected: a connection the broker closed sooner does not reset the backoff
 TAKEN = 3          # connections in a row the broker closed that soon: another box has this table's name
+ALIVE = 30.0       # seconds between a connected box's "online" statuses: the board's sign of life
 
 
 def broker_address(url):
@@ -190,8 +191,12 @@ class Publisher(threading.Thread):
                 repeated.ended(why, f"club: table {self.outbox.table} connected to the broker "
                                      f"{self.host}:{self.port}")
             self._resend(client, inflight)
-            cursor = 0
+            cursor, alive = 0, time.monotonic()
             while not state["down"] and not self.stopping.is_set() and not self.offline.is_set():
+                if time.monotonic() - alive >= ALIVE:  # still here: a retained "online" alone proves
+                    alive = time.monotonic()           # nothing after a power cut took the broker too
+                    info = client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
+                    inflight[info.mid] = None
                 room = WINDOW - len(inflight)
                 if room > 0:
                     for rid, tpc, payload in self.journal.outbox_rows(cursor, room):
