@@ -414,3 +414,35 @@ def test_of_as_many_wins_the_player_who_lost_fewer_stands_higher():
     html = table("towers", {"Bob": figures(5, 2), "Ann": figures(2, 2), "Cat": figures(3, 3), "Dan": figures(2, 2)},
                  "Player")
     assert re.findall(r"<tr><td>(\w+)</td>", html) == ["Cat", "Ann", "Dan", "Bob"], html
+
+
+def test_a_match_gone_between_two_reads_is_404_not_500(tmp_path, monkeypatch):
+    """Fault (web page): the scenario download read the match's record, then its lines in a second
+    read; a journal replaced in between (the box's repair at its start, a restored copy) without
+    that match made the second read find nothing, and the page answered a plain 500 ("the box could
+    not make this page"). The match is gone: 404, "no such match"."""
+    import os
+    from assistant.web import site as site_module
+    write_journal(tmp_path)  # six matches
+    smaller = tmp_path / "smaller"
+    smaller.mkdir()
+    write_journal(smaller, MATCHES[:2])  # another journal: matches 1 and 2 only
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    read_record = site_module.Site.record
+
+    def record_then_replaced(self, mid):  # the journal replaced right after the record was read
+        rec = read_record(self, mid)
+        os.replace(smaller / "journal.sqlite3", tmp_path / "journal.sqlite3")
+        return rec
+
+    try:
+        port = server.server_address[1]
+        assert request(port, "GET", "/api/matches/4/scenario")[0] == 200
+        monkeypatch.setattr(site_module.Site, "record", record_then_replaced)
+        status, _, text = request(port, "GET", "/api/matches/4/scenario")
+        assert status == 404 and json.loads(text) == {"error": "no such match"}, (status, text)
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.site.close()

@@ -19,7 +19,7 @@ from assistant.cli import argument_parser
 from assistant.box.stats import standings, wins_over_time
 from assistant.web import pages
 from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server  # noqa: F401 (callers import them here)
-from assistant.web.site import STATIC, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
+from assistant.web.site import STATIC, MatchGone, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
 
 MAX_LINE = 2048  # a request line longer than this is refused (414)
 
@@ -160,7 +160,10 @@ class Handler(PlainErrors):
         rec = self.site.record(int(mid))
         if rec is None:
             return self._json({"error": "no such match"}, 404)
-        text = self.site.scenario(rec)
+        try:
+            text = self.site.scenario(rec)
+        except MatchGone:  # gone between the two reads (the journal replaced at that instant)
+            return self._json({"error": "no such match"}, 404)
         if text is None:
             return self._json({"error": "the newest match's scenario holds cards hidden at the table (or hidden "
                                         "again if an undo takes back its end): it can be downloaded once the "

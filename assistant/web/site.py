@@ -25,6 +25,11 @@ UNREADABLE = "The journal cannot be read now; the box repairs it at its next sta
 STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; charset=utf-8"}
 
 
+class MatchGone(LookupError):
+    """The match was in the journal's records and is gone from it at the next read (the journal
+    replaced in between: the box's repair at its start, a restored copy)."""
+
+
 class Site:
     """What the pages are made of; one lock, since the journal connection and caches are shared."""
 
@@ -93,11 +98,14 @@ class Site:
         in play, or over but still the box's match, whose end an undo at the table can take back
         (S2), and the file would then have shown cards hidden again (the last hand's discard, the
         scanned hands). As the records say, and as the lines read for the file say (a journal
-        replaced in between)."""
+        replaced in between). MatchGone when the match is no longer in the journal."""
         if rec.state == IN_PLAY:
             return None
         with self.lock:
-            game, seats, options, lines, newest = self._read(self.history.scenario_lines, rec.id)
+            found = self._read(self.history.scenario_lines, rec.id)
+        if found is None:
+            raise MatchGone(rec.id)
+        game, seats, options, lines, newest = found
         match = Match(game, seats, options)
         for n, line in enumerate(lines, 1):
             try:
