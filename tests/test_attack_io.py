@@ -526,3 +526,48 @@ def test_a_state_folder_in_the_config_that_is_not_absolute_is_one_line_and_makes
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "state_dir" in lines[0], proc.stderr
     assert list((tmp_path / "cwd").iterdir()) == []
+
+
+def test_a_reader_port_that_opens_and_never_answers_is_said_in_the_log(tmp_path):
+    """Fault (attack on the serial line: a port that is there but is no card reader, such as the
+    Pi's own UART in [reader] device, or a Pico without the firmware): the box opened it, showed
+    "card reader not answering" on the OLED after 5 s of silence, and its log said nothing at all,
+    then or later: journalctl had no word about the reader. Now the silence is one log line, and
+    the first good line after it another."""
+    import os as _os
+    import queue
+    import threading
+    import tty
+    from assistant.hw.protocol import frame
+    master, slave = _os.openpty()
+    tty.setraw(slave)
+    link = tmp_path / "card-reader"
+    link.symlink_to(_os.ttyname(slave))
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{link}"\n')
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "run", "--config", str(cfg), "--state-dir",
+                             str(tmp_path / "state")], env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()
+
+    def next_line(about):
+        while True:
+            try:
+                line = lines.get(timeout=HANG)
+            except queue.Empty:
+                raise AssertionError(f"no line about {about!r}") from None
+            if about in line or "Traceback" in line:
+                return line
+    try:
+        said = next_line("not answer")
+        assert str(link) in said and "Traceback" not in said, said
+        _os.write(master, frame(0, "HELLO card-reader 1 boot=abcd pads=4"))
+        again = next_line("answer")
+        assert "reader" in again and "not answer" not in again, again
+    finally:
+        proc.terminate()
+        proc.wait(HANG)
+        _os.close(master)
+        _os.close(slave)

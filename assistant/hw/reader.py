@@ -211,6 +211,11 @@ class Reader:
                 self._quiet = True
                 self.counts["silent"] += 1
                 out.append(ReaderStatus(False, "card reader not answering"))
+                # said in the log too (the screen alone said it): a port that opens and stays silent is
+                # no card reader, or one without its firmware
+                self._repeated.happened("silent", f"reader: {self.port} is open but sends no good line for "
+                                        f"{self.silence:g} s: not answering (is it the card reader, with its "
+                                        f"firmware? check [reader] device)")
             return
         buf = self._buf
         buf += data
@@ -232,6 +237,7 @@ class Reader:
             if self._quiet:
                 self._quiet = False
                 out.append(ReaderStatus(True, "card reader answering again"))
+                self._repeated.ended("silent", f"reader: {self.port} answering again")
 
     def _close(self):
         with self._send_lock:
