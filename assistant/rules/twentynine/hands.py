@@ -1,10 +1,13 @@
 """What the engine knows of each hand: ``hand`` lines (deal scan), and cards known elsewhere.
 
 ``known[seat]`` is the cards known to be in the seat's playable hand and not yet played; when
-they are as many as the cards the seat has left, the hand is fully known."""
+they are as many as the cards the seat has left, the hand is fully known. All 32 cards are
+dealt, so once three hands are fully known in play, the fourth is too (S1: the box is sure)."""
 from assistant.rules.cards import card_name
 from assistant.rules.game import Refused
-from assistant.rules.twentynine.pack import BIT, FLIP, cards_of
+from assistant.rules.twentynine.pack import BIT, FLIP, PLAY, cards_of
+
+ALL_CARDS = (1 << 32) - 1
 
 
 class Hands:
@@ -28,6 +31,22 @@ class Hands:
             mask &= ~BIT[tc]  # the face-down card is not in the playable hand until revealed (N4)
         self.known[s] = mask
         self.given[s] = True
+        self._deduce_last_hand()
+
+    def _deduce_last_hand(self):
+        """S1: in play, three fully known hands leave the fourth seat every card not yet played,
+        not in those hands and not the face-down trump card (all 32 cards are dealt)."""
+        if self.phase is not PLAY:
+            return
+        open_seats = [s for s in range(4) if not self._full(s)]
+        if len(open_seats) != 1:
+            return
+        s = open_seats[0]
+        rest = ALL_CARDS & ~self.played & ~(self.known[0] | self.known[1] | self.known[2] | self.known[3])
+        if not self.revealed:
+            rest &= ~BIT[self._trump_card]
+        if (self.known[s] | rest).bit_count() == self.left[s]:
+            self.known[s] |= rest
 
     def _hand_mask(self, s, cards):
         """The hand line's eight different cards of the pack, as a bitmask."""

@@ -66,6 +66,7 @@ class HouseRules:
         kq = BIT[card(t, KING)] | BIT[card(t, QUEEN)]
         self.known[s] |= kq
         self.pair_seat = s
+        self._deduce_last_hand()
         step = -4 if side == SIDE_OF[self.bidder] else 4
         self.target = min(HIGH_BID, max(LOW_BID, self.target + step))
 

@@ -92,6 +92,7 @@ class Tricks:
             if acc is not None:
                 self._penalty(acc.accuser_side, "accusation proven")
                 return True
+        self._deduce_last_hand()  # a hand known by its count (a pair's K and Q) may complete three
         return False
 
     def _end_trick(self):

@@ -40,6 +40,7 @@ class TrumpCard:
         self.left[s] = 7
         self.phase = PLAY
         self.to_act = (self.dealer + 1) % 4
+        self._deduce_last_hand()
 
     def _check_trump(self, s, c):
         bit = BIT[c]
@@ -70,3 +71,4 @@ class TrumpCard:
         self.reveal_pos = pos
         self.known[self.bidder] |= BIT[self._trump_card]
         self.left[self.bidder] += 1
+        self._deduce_last_hand()
