@@ -123,6 +123,17 @@ def test_only_a_newline_ends_a_line(tmp_path, odd):
     assert (state["hand"], state["bidder"], state["to_act"]) == (0, None, "P2")
 
 
+@pytest.mark.parametrize("space", ["\u00a0", "\u2007", "\x0c", "\x0b", "\u3000"])
+def test_any_space_character_separates_words(space):
+    """The scenario format's words (docs/scenario-format.md, "Lines and words"): the page said
+    spaces or tabs only, the reader took any white space, as the spec's "white space" says
+    (found by an independent implementation): a no-break space a phone puts between words
+    separates them, and never ends a line."""
+    lines = ["game towers", f"flip{space}JS", f"upcard{space}9H{space}# c{space}x", "pass"]
+    state = replay_lines(lines).state()
+    assert (state["dealer"], state["phase"], state["to_act"]) == ("P1", "trump1", "P1")
+
+
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])
 def test_crlf_and_a_lone_cr_end_a_line(tmp_path, newline):
     f = tmp_path / "crlf.scn"
