@@ -267,3 +267,24 @@ def test_ok_while_the_towers_discard_is_asked_does_not_send_the_next_card_elsewh
     screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
     assert screens[-1] == screens[-2] == "discard: P1: discard face down / on P1's pad; P2 leads"
     assert out.count("(OK has nothing to choose now: the table waits for a card; type it, like JS)") == 1
+
+
+def test_for_2_is_never_declared_unseen_while_the_discard_is_asked(tmp_path):
+    """T4. Fault: on the towers discard screen, Right (the sim even said "nothing to choose
+    now") moved an unseen cursor to "For 2", and OK then declared for 2 with the screen as it
+    was: a doubled stake nobody saw chosen. Now Right shows the choice in place of the
+    prompt's last line, and Left takes it back."""
+    from assistant.box.screen import W, text_items
+    out = piped(["sim", "--state-dir", tmp_path, "--player", "Bartholomew", "--player", "Connor"],
+                "\nBartholomew\nConnor\nJS\n9H\n\nd\na\nd\nq\n")
+    screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens[-4:] == ["discard: Bart.: discard face down / on Bart.'s pad; Conn. leads",
+                            "discard: Bart.: discard face down / Conn. for 2? < For 2 >",
+                            "discard: Bart.: discard face down / on Bart.'s pad; Conn. leads",
+                            "discard: Bart.: discard face down / Conn. for 2? < For 2 >"]
+    from test_table import Hands, towers_to_play
+    h = Hands(tmp_path / "h")
+    towers_to_play(h)
+    v = h.press("right")
+    assert v.phase == "discard" and v.prompt == "P2: discard face down\nP1 for 2? < For 2 >"
+    assert all(x + w <= W for x, y, w, *_ in text_items(v))

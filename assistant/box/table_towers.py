@@ -163,8 +163,12 @@ def fields(table):
     leader = names[e.to_act]
     trick = dict(trick=tuple(e.trick), trick_no=e.done + 1)
     if e.discard_open and not e.trick:
-        return dict(f, phase="discard", **trick, prompt="\n".join(
-            [*note, f"{names[e.dealer]}: discard face down", f"on {names[e.dealer]}'s pad; {leader} leads"]))
+        # for 2 may be declared before the discard too: shown once Left/Right moves to it, never
+        # taken unseen (Right then OK declared it with the screen unchanged)
+        options = choices(table)
+        last = (f"on {names[e.dealer]}'s pad; {leader} leads" if not options or options[table.cursor % len(options)][1] is None
+                else choice_line(options, table.cursor, f"{names[e.bidder]} for 2?"))
+        return dict(f, phase="discard", **trick, prompt="\n".join([*note, f"{names[e.dealer]}: discard face down", last]))
     if not e.trick and e.done == 0 and not e.for_two:
         return dict(f, phase="for2", **trick, prompt="\n".join(
             [*note, f"{leader} leads;", choice_line(choices(table), table.cursor, f"{names[e.bidder]} for 2?")]))
