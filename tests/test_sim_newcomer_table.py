@@ -288,3 +288,15 @@ def test_for_2_is_never_declared_unseen_while_the_discard_is_asked(tmp_path):
     v = h.press("right")
     assert v.phase == "discard" and v.prompt == "P2: discard face down\nP1 for 2? < For 2 >"
     assert all(x + w <= W for x, y, w, *_ in text_items(v))
+
+
+def test_a_scanned_card_counted_after_a_refusal_clears_the_refusal(tmp_path):
+    """Fault: during a deal scan, a refused tap's alert stayed up over the next tap, which was
+    counted: "Scan P2 1/7 | refused: That card is already counted..." read as if 8H had been
+    refused too. Now a counted card clears an earlier refusal or take-back note."""
+    out = piped(["sim", "--state-dir", tmp_path, "--game", "twenty-nine", "--deal-scan"],
+                "\n\nJS\n\na\n\na\n\na\n\n2 7H\n2 7H\n2 8H\nu\n2 8H\nq\n")
+    screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens[-4].endswith("| refused: That card is already counted: P2's trump card completes the hand")
+    assert screens[-3] == screens[-1] == "scan: P1 deals 4 more each / Scan P1 0/8 P2 1/7 / P3 0/8 P4 0/8"
+    assert screens[-2].endswith("Scan P1 0/8 P2 0/7 / P3 0/8 P4 0/8 | info: Scan: P2's last card taken back")

@@ -144,6 +144,9 @@ class DealScan:
                 cards.pop()
                 self.taps.pop()
                 t.alert_refused(str(err), "journal")
+                return
+            if t.alert is not None and (t.alert.kind == "refused" or t.alert.cause == "scan"):
+                t.alert = None  # counted: an earlier refusal (or take-back) no longer stands over it
             return
         hand = Action("hand", seat=seat, cards=t.desk.hand_with_hidden(t.match.engine, seat, cards))
         if t.apply(hand, at_once=True):  # stored before its taps are forgotten
