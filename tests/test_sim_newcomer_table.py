@@ -1,6 +1,12 @@
 """What a third newcomer met at the keyboard simulator (`card-assistant sim` in a terminal, as the
 README says to play it): each test names the fault and plays the real command."""
-from test_sim_newcomer import in_terminal, piped
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_sim_newcomer import ROOT, environ, in_terminal, piped
 
 # towers from the new-match menu: P1 deals (J♠), 9♥ turned up, P2 accepts, P1 discards face
 # down, P2 says no to for 2, leads A♠
@@ -300,3 +306,30 @@ def test_a_scanned_card_counted_after_a_refusal_clears_the_refusal(tmp_path):
     assert screens[-4].endswith("| refused: That card is already counted: P2's trump card completes the hand")
     assert screens[-3] == screens[-1] == "scan: P1 deals 4 more each / Scan P1 0/8 P2 1/7 / P3 0/8 P4 0/8"
     assert screens[-2].endswith("Scan P1 0/8 P2 0/7 / P3 0/8 P4 0/8 | info: Scan: P2's last card taken back")
+
+
+@pytest.mark.parametrize("flags,said", [
+    (["--matches", "3"], "--matches goes with --bots"),
+    (["--seed", "5", "--pace", "1"], "--seed, --pace go with --bots"),
+    (["--renege-rate", "0.1"], "--renege-rate goes with --bots")])
+def test_the_bots_flags_without_bots_are_refused_not_ignored(tmp_path, flags, said):
+    """Fault: `sim --matches 3` (or --seed, --renege-rate, --pace) without --bots started the
+    keyboard simulator and ignored the flag without a word."""
+    got = cli("sim", "--state-dir", str(tmp_path / "s"), *flags)
+    assert got.returncode == 2 and got.stdout == "" and not (tmp_path / "s").exists()
+    assert got.stderr == (f"card-assistant sim: error: {said} (without it you play at the keyboard, one match "
+                          "after another) (see card-assistant sim --help)\n")
+
+
+def test_an_empty_state_dir_says_where_the_temporary_journal_is():
+    """Fault: `sim --state-dir ""` kept its journal in a new temporary folder, as without the
+    flag, but did not say where (the message looked for no flag at all)."""
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", ""], input="q\n",
+                         capture_output=True, text=True, timeout=120, cwd=ROOT, env=environ())
+    assert "the journal is in /" in got.stdout and ", a new temporary folder" in got.stdout
+    folder = got.stdout.split("the journal is in ")[1].split(",")[0]
+    try:
+        assert (Path(folder) / "journal.sqlite3").exists()
+    finally:
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)

@@ -34,11 +34,11 @@ def parse_args(argv):
                    help="the game a new match offers first; default: the game of the match in play in "
                         "--state-dir (which goes on whatever this says), else towers")
     p.add_argument("--bots", action="store_true", help="let bots play whole matches")
-    p.add_argument("--matches", type=int, default=1, help="with --bots: how many matches (1 or more)")
-    p.add_argument("--seed", type=int, default=1, help="with --bots: the seed of the deals and choices")
-    p.add_argument("--renege-rate", type=float, default=0.0,
+    p.add_argument("--matches", type=int, default=None, help="with --bots: how many matches (1 or more)")
+    p.add_argument("--seed", type=int, default=None, help="with --bots: the seed of the deals and choices")
+    p.add_argument("--renege-rate", type=float, default=None,
                    help="with --bots: the share of plays that renege when able, 0 to 1")
-    p.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
+    p.add_argument("--pace", type=float, default=None, metavar="SECONDS",
                    help="with --bots: wait this long after each action, to watch them play "
                         "(on the web page's Now page); 0 to 10, default 0")
     p.add_argument("--frames", metavar="DIR", help="save every displayed frame as PNG")
@@ -61,6 +61,12 @@ def parse_args(argv):
     p.add_argument("--chaos", action="store_true",
                    help="with --club: kill the broker and the board, drop connections, as it plays")
     args = p.parse_args(argv)
+    # given without --bots they changed nothing, and said nothing (at the keyboard you play yourself)
+    bots_only = [f"--{name.replace('_', '-')}" for name in ("matches", "seed", "renege_rate", "pace")
+                 if getattr(args, name) is not None]
+    for name, default in (("matches", 1), ("seed", 1), ("renege_rate", 0.0), ("pace", 0.0)):
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     if args.club and not args.bots:
         p.error("--club plays with bots: add --bots")
     if args.club:  # a club night's tables play with their own bots: say what it ignores
@@ -94,6 +100,9 @@ def parse_args(argv):
         p.error(f"--matches must be 1 or more, not {args.matches}")
     if not 0.0 <= args.renege_rate <= 1.0:  # NaN fails both comparisons, so it is refused too
         p.error(f"--renege-rate is a share of plays, from 0 to 1, not {args.renege_rate}")
+    if bots_only and not args.bots:
+        p.error(f"{', '.join(bots_only)} go{'es' if len(bots_only) == 1 else ''} with --bots (without it "
+                "you play at the keyboard, one match after another)")
     playing = journal_match(args.state_dir) if args.state_dir else None
     in_play = playing and playing.game
     if args.game is None:
@@ -250,7 +259,7 @@ def main(argv):
                   f"match (hold OK: the menu)")
         if other_rules_words(args):
             print(other_rules_words(args))
-        if args.state_dir is None:  # quit and start again: a fresh journal, unless it is named
+        if not args.state_dir:  # quit and start again: a fresh journal, unless it is named ('' names none)
             print(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
                   f"the match and resume it after quitting, start with --state-dir FOLDER")
     except OSError as e:  # the simulator's own deck or players file: its path in words, no errno
