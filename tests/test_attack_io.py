@@ -571,3 +571,41 @@ def test_a_reader_port_that_opens_and_never_answers_is_said_in_the_log(tmp_path)
         proc.wait(HANG)
         _os.close(master)
         _os.close(slave)
+
+
+def test_two_boards_of_one_club_are_said_once_not_twice_a_flap(tmp_path, caplog):
+    """Fault (attack on the club: a second board started beside the service, to try it): both
+    have the client id board-CLUB, so the broker closed one as the other connected, five times a
+    second, for ever, and each board wrote 'lost the broker' and 'connected again' every time: 100
+    warnings in 10 s (journald's rate limit then drops the rest of the log). Now three short
+    connections in a row are said once, naming the likely cause, nothing more is logged for
+    them, and the board retries every 5 s."""
+    import logging
+    import threading
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_club import mosquitto_or_skip, wait_for
+    from assistant.club.board import Board
+    from assistant.club.board_run import run_board
+    from assistant.club.broker import Broker
+    mosquitto_or_skip()
+    caplog.set_level(logging.INFO, logger="assistant.club.board")
+    broker = Broker(tmp_path / "broker", "c", ["t1"], persistence=False).start()
+    stop, boards, threads = threading.Event(), [], []
+    try:
+        for i in range(2):
+            boards.append(Board(str(tmp_path / f"b{i}.sqlite3"), "c"))
+            threads.append(threading.Thread(target=run_board, args=(boards[i], broker.url("board"), 0, "127.0.0.1",
+                                                                     None, stop), daemon=True))
+            threads[i].start()
+        said = lambda: [r for r in caplog.records if "another board of club c" in r.getMessage()]  # noqa: E731
+        assert wait_for(lambda: len(said()) == 2, timeout=HANG), [r.getMessage() for r in caplog.records][-6:]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(HANG)
+        for b in boards:
+            b.close()
+        broker.stop()
+    flaps = [r for r in caplog.records if "lost the broker" in r.getMessage() or "again" in r.getMessage()]
+    assert len(flaps) <= 2 * 2 * 3, [r.getMessage() for r in flaps]
+    assert len(said()) == 2

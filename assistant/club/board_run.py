@@ -9,6 +9,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 
 from assistant.repeated import Repeated
 from assistant.club.board import Board
@@ -21,20 +22,26 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
     """Subscribe and serve until ``stop`` (a threading.Event) is set. ``password``, when given,
     is used instead of the one in the URL."""
     from assistant.club.page import serve
-    from assistant.club.publisher import broker_address, make_client
+    from assistant.club.publisher import RETRY, STEADY, TAKEN, broker_address, make_client
     tls, bhost, bport, user, in_url = broker_address(broker)
     password = password or in_url
     client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
-    client.reconnect_delay_set(0.2, 5)
+    client.reconnect_delay_set(*RETRY)
     where = f"{bhost}:{bport}"
     down = Repeated(log)  # one line when the broker goes out of reach, one (with a count) when back
+    # two boards of one club (one started by hand beside the service) have one client id: the broker
+    # closes one as the other connects, for ever; said once, not twice a flap, and retried every 5 s
+    taken = Repeated(log)
+    session = {"up": None, "short": 0}  # when the connection began; connections in a row that did not last
 
     def on_connect(c, userdata, flags, reason, properties):
         if reason.is_failure:
             down.happened("broker", f"board: the broker at {where} refused the board ({reason})")
             return
         board.connected = True
-        down.ended("broker", f"board: connected to the broker at {where} again")
+        session["up"] = time.monotonic()
+        if session["short"] < TAKEN:
+            down.ended("broker", f"board: connected to the broker at {where} again")
         c.subscribe([(f"club/{board.club}/+/events", 1), (f"club/{board.club}/+/now", 1),
                      (f"club/{board.club}/+/record/+", 1), (f"club/{board.club}/+/status", 1)])
 
@@ -47,8 +54,27 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
 
     def on_disconnect(c, userdata, flags, reason, properties):
         board.connected = False
-        if not (stop and stop.is_set()):
-            down.happened("broker", f"board: lost the broker at {where} ({reason}); retrying")
+        if stop and stop.is_set():
+            return
+        up, session["up"] = session["up"], None
+        if up is not None and time.monotonic() - up < STEADY:
+            session["short"] += 1
+            if session["short"] >= TAKEN:
+                c.reconnect_delay_set(RETRY[1], RETRY[1])
+                taken.happened("taken", f"board: the broker closed the board's connection {session['short']} times "
+                                        f"in a row within {STEADY:g} s: is another board of club {board.club} "
+                                        f"running? (one client id, board-{board.club}: the broker keeps one, and "
+                                        f"each board gets part of the messages); trying again every {RETRY[1]:g} s")
+                return
+        down.happened("broker", f"board: lost the broker at {where} ({reason}); retrying")
+
+    def steady():
+        """Called every few seconds: a connection that lasted ends the short ones."""
+        up = session["up"]
+        if session["short"] and up is not None and time.monotonic() - up >= STEADY:
+            session["short"] = 0
+            client.reconnect_delay_set(*RETRY)
+            taken.ended("taken", f"board: connected to the broker at {where} and staying")
 
     client.on_connect = on_connect
     client.on_connect_fail = on_connect_fail
@@ -64,6 +90,7 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
         stop = stop or threading.Event()
         while not stop.wait(5):
             board.quiet()  # a storm of refused messages that ended is said so, with its count
+            steady()
     finally:
         server.shutdown()
         client.loop_stop()
