@@ -609,3 +609,24 @@ def test_two_boards_of_one_club_are_said_once_not_twice_a_flap(tmp_path, caplog)
     flaps = [r for r in caplog.records if "lost the broker" in r.getMessage() or "again" in r.getMessage()]
     assert len(flaps) <= 2 * 2 * 3, [r.getMessage() for r in flaps]
     assert len(said()) == 2
+
+
+def test_a_journal_the_box_is_just_making_is_no_match_yet_on_the_web_page(tmp_path):
+    """Fault (attack on the web page, requests while the box makes its journal): between the
+    moment SQLite creates the file and the one its tables are in it (a box's first start, a
+    repair's new journal), the page answered every request 503 "The journal cannot be read now;
+    the box repairs it at its next start" and logged that the journal could not be read (no such
+    table: matches): seen 26 times in a row while `sim` began a journal under a busy page. A file
+    with no table yet is a journal being made: no match yet, and nothing logged."""
+    from test_web_faults import Web
+    (tmp_path / "journal.sqlite3").write_bytes(b"")  # as SQLite leaves it before the first write
+    web = Web(tmp_path)
+    try:
+        now = web.get("/api/now")
+        matches = web.get("/api/matches")
+        page = web.get("/matches")
+    finally:
+        err = web.stop()
+    assert now[0] == 200 and "No match in the journal yet." in now[2], now
+    assert matches[:1] == (200,) and matches[2] == "[]" and page[0] == 200
+    assert err.count("\n") == 1, err  # only the line that says where it serves

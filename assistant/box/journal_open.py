@@ -144,7 +144,7 @@ class Opening:
             self._too_new(stored_version(db))  # before any write: a newer journal is never touched
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
-            db.executescript(SCHEMA)
+            db.executescript(f"BEGIN;{SCHEMA}COMMIT;")  # all the tables at once: a reader never sees some
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             if not checked:
                 check(db)

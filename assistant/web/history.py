@@ -74,9 +74,20 @@ class History:
         try:
             return self._records()
         except sqlite3.Error as e:  # a damaged page: the box repairs it at its next start
+            making = self._being_made()
             self.close()
-            self.unreadable = f"{self.path}: {e}"
+            if not making:
+                self.unreadable = f"{self.path}: {e}"
             return []
+
+    def _being_made(self):
+        """True for a journal with no table yet: the box is making it (a first start, a repair's new
+        journal), and its tables come in a moment, all at once; no match yet, not damage."""
+        try:
+            return self._journal is not None and not self._journal.db.execute(
+                "SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.Error:
+            return False
 
     def _records(self):
         try:
@@ -135,8 +146,10 @@ class History:
             self._cannot_open(e)
             return None
         except sqlite3.Error as e:
+            making = self._being_made()
             self.close()
-            self.unreadable = f"{self.path}: {e}"
+            if not making:
+                self.unreadable = f"{self.path}: {e}"
             return None
         return row[0], tuple(json.loads(row[1])), json.loads(row[2]), lines, newest
 
