@@ -430,6 +430,7 @@ def test_a_board_started_after_the_boxes_shows_the_tables_playing_not_nothing(br
         assert "No table has sent anything yet" not in page
         assert "<h2>Table t1</h2>" in page and "Box connected" in page
         assert "Match 1 is in play" in page and "once its record comes" in page
+        assert club_json(board)["boxes"]["t1"]["online"] is True  # /api/club says it too
     finally:
         pub.stop()
         stop.set()

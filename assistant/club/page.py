@@ -103,6 +103,11 @@ def club_wins(recs):
 def club_json(board):
     """``/api/club``: the board's snapshot and the standings across tables (club_standings)."""
     out = board.snapshot()
+    with board.lock:  # a table known by its box's status or table now only (as on the page)
+        known = {*board.online, *board.now}
+    for table in sorted(known - set(out["boxes"]), key=in_order):
+        out["boxes"][table] = {"online": None, "heard": board.heard.get(table),
+                               "refused": board.refused_at.get(table, 0)}
     for table, box in out["boxes"].items():
         box["online"] = box_online(board, table)
     out["standings"] = club_standings(records(board))
