@@ -67,6 +67,22 @@ def _page_size(value):
     return value if 512 <= value <= 65536 and value & (value - 1) == 0 else None
 
 
+def _generation(heads):
+    """The salts of the generation SQLite writes now, from the frame headers alone (the -wal's own
+    header is damaged): the first in the file that another frame shares, or that is one restart
+    after another's (a restart adds 1 to the first salt). A restart writes from the first frame on
+    and leaves the older generation's frames behind the newer: after a checkpoint those are most
+    of the file, so the salts most frames share are the older generation's. None when no salts
+    are shared (nothing to tell a frame from junk)."""
+    seen = [(h[2], h[3]) for h in heads if h[0]]
+    count = Counter(seen)
+    firsts = {s[0] for s in count}
+    for salts in dict.fromkeys(seen):  # in the order of the file
+        if count[salts] >= 2 or (salts[0] - 1) % (1 << 32) in firsts:
+            return salts
+    return None
+
+
 def read(data, main_page_size=None):
     """The frames of the -wal whose bytes are ``data``; None when it holds no frame at all."""
     if len(data) < HEADER + FRAME_HEADER:
@@ -77,18 +93,25 @@ def read(data, main_page_size=None):
         and checksum(data, 0, 24, 0, 0, big) == (c0, c1)
     if not header_ok:  # SQLite ignores such a -wal whole; its frames may still be read
         size = _page_size(size) or main_page_size or 4096
-    wal = Wal(size)
     step = FRAME_HEADER + size
     count = (len(data) - HEADER) // step
     heads = [struct.unpack_from(">6I", data, HEADER + i * step) for i in range(count)]
+    salts = (salt1, salt2) if header_ok else _generation(heads)
+    if salts is None:
+        return Wal(size)
     if header_ok:
-        salts = (salt1, salt2)
-    else:  # the salts most frame headers share are the generation's
-        common = Counter((h[2], h[3]) for h in heads if h[0]).most_common(1)
-        if not common or common[0][1] < 2:
-            return wal
-        salts = common[0][0]
-    seed, ours_before, chain = ((c0, c1) if header_ok else None), header_ok, header_ok
+        return _frames(Wal(size), data, heads, salts, (c0, c1), big)
+    # the byte order of the checksums is the magic number's, which may be the damaged part: the
+    # one the frames' own checksums agree with (a flipped bit made every frame but the first fail)
+    read_as = [_frames(Wal(size), data, heads, salts, None, order) for order in (big, not big)]
+    return max(read_as, key=lambda w: sum(f[4] for f in w.frames))
+
+
+def _frames(wal, data, heads, salts, seed, big):
+    """``wal`` with its frames, used and after, checked from ``seed`` (the header's checksum, or
+    None when the header is damaged) in the byte order ``big``."""
+    ours_before = chain = seed is not None
+    step = FRAME_HEADER + wal.page_size
     for i, (page, commit, s1, s2, k0, k1) in enumerate(heads):
         at = HEADER + i * step
         ours = (s1, s2) == salts and page >= 1
