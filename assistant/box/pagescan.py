@@ -85,11 +85,12 @@ def leaf_cells(page, offset, usable):
             continue
 
 
-def scan(path, page_size=None, overlay=None):
+def scan(path, page_size=None, overlay=None, hidden=None):
     """``(matches, actions)`` found on every table-leaf page of the file at ``path``: matches as
     ``(id, game, seats, options, started)``, actions as ``(match, seq, line)``. ``overlay``
     ({page number: bytes}, the -wal's latest version of each page) is read in place of the file's
-    own version of those pages, as SQLite would."""
+    own version of those pages, as SQLite would; the file's versions it hides are appended to the
+    list ``hidden``, as ``(page number, bytes)``."""
     overlay = overlay or {}
     with open(path, "rb") as f:
         data = f.read()
@@ -97,6 +98,9 @@ def scan(path, page_size=None, overlay=None):
         size = int.from_bytes(data[16:18], "big") if len(data) >= 100 else 0
         page_size = 65536 if size == 1 else size if size >= 512 and size & (size - 1) == 0 else 4096
     count = max(len(data) // page_size, max(overlay, default=0))
+    if hidden is not None:
+        hidden += [(n, data[(n - 1) * page_size:n * page_size]) for n in sorted(overlay)
+                   if n * page_size <= len(data)]
     return scan_pages(((overlay.get(n) or data[(n - 1) * page_size:n * page_size], 100 if n == 1 else 0)
                        for n in range(1, count + 1)), page_size)
 

@@ -179,14 +179,15 @@ class Salvaged:
         return sum(len(a) for a in self.actions.values())
 
 
-def salvage(path, every_page=False, page_size=None, unchecked=()):
+def salvage(path, every_page=False, page_size=None, unchecked=(), earlier=()):
     """Read what is left of the journal at ``path`` (read-only: the file is not changed): through
     SQLite row by row, then, where SQLite could not walk a table whole (or always, with
     ``every_page``), from the pages themselves (pagescan) for the rows it could not reach.
     ``unchecked``: pages of -wal frames that fail their checksum or salts (their header was hit);
     only ``matches`` rows no other page holds are taken from them: a match's row is written once
     and never changed, so any copy of it is the match (without it, every action of the match is
-    set aside), while an action's number may be reused after a tail is set aside."""
+    set aside), while an action's number may be reused after a tail is set aside. ``earlier``:
+    older versions of pages, ``(page number, bytes)``, for rows no newer page holds (_older_rows)."""
     out = Salvaged()
     found = {"matches": [], "actions": [], "set_aside": [], "meta": []}
     try:
@@ -206,14 +207,17 @@ def salvage(path, every_page=False, page_size=None, unchecked=()):
         out.holes += 1
     if out.holes or every_page:
         from assistant.box.pagescan import scan, scan_pages
+        overlay, older = _wal_pages(path)
+        older += list(earlier)
         try:
-            matches, actions = scan(path, page_size, _wal_pages(path))
+            matches, actions = scan(path, page_size, overlay, hidden=older)
         except OSError:
             matches, actions = [], []
         known = {row[0] for row in found["matches"]}
         found["matches"] += [m for m in matches if m[0] not in known]
         have = {(row[0], row[1]) for row in found["actions"]}
         found["actions"] += sorted(a for a in actions if (a[0], a[1]) not in have)
+        _older_rows(found, scan_pages(((data, 100 if page == 1 else 0) for page, data in older), page_size or 0))
         known = {row[0] for row in found["matches"]}
         for m in scan_pages(((page, 0) for page in unchecked), page_size or 0)[0]:
             if m[0] not in known:
@@ -224,18 +228,40 @@ def salvage(path, every_page=False, page_size=None, unchecked=()):
     return out
 
 
+def _older_rows(found, older):
+    """Rows that only an older version of a page still holds (``older``: pagescan's matches and
+    actions on them): a leaf SQLite wrote once (the rows of a root page that split, copied to a
+    new page) and damaged since is the only newest copy of its rows, and the page they were on
+    before still has them. A match's row never changes, so any copy is the match; an action is
+    taken only for a number no newer page holds, with one line in every older version, and never
+    one set aside (its number may be used again)."""
+    matches, actions = older
+    known = {row[0] for row in found["matches"]}
+    for m in matches:
+        if m[0] not in known:
+            known.add(m[0])
+            found["matches"].append(m)
+    have = {(row[0], row[1]) for row in found["actions"]}
+    aside = {tuple(row[:3]) for row in found["set_aside"]}
+    lines = {}
+    for a in actions:
+        if (a[0], a[1]) not in have and tuple(a) not in aside:
+            lines.setdefault((a[0], a[1]), set()).add(a[2])
+    found["actions"] += sorted((*key, next(iter(v))) for key, v in lines.items() if len(v) == 1)
+
+
 def _wal_pages(path):
-    """The -wal beside ``path``: its latest readable version of each page (SQLite read those, not
-    the file's, through the b-tree walk: a damaged interior page of the file hides them from it),
-    or {} without one."""
+    """The -wal beside ``path``: ``(its latest readable version of each page, the readable older
+    versions as (page number, bytes))`` (SQLite read the latest, not the file's, through the
+    b-tree walk: a damaged interior page of the file hides them from it), or ({}, []) without one."""
     from assistant.box import walscan
     try:
         with open(path + "-wal", "rb") as f:
             data = f.read()
     except OSError:
-        return {}
+        return {}, []
     wal = walscan.read(data)
-    return wal.pages(data) if wal is not None else {}
+    return (wal.pages(data), wal.older(data)) if wal is not None else ({}, [])
 
 
 def salvage_files(path, look):
@@ -249,6 +275,7 @@ def salvage_files(path, look):
     try:
         wal = look.wal
         size = wal.page_size if wal is not None else None
+        earlier = [] if wal is None else wal.older(look.wal_data)  # and the file's pages they replace
         with open(scratch, "r+b") as out:
             if "" in look.had:
                 with open(path, "rb") as main:
@@ -256,9 +283,12 @@ def salvage_files(path, look):
                         out.write(block)
             for page, data in (wal.pages(look.wal_data) if wal is not None else {}).items():
                 out.seek((page - 1) * size)
+                if len(mine := out.read(size)) == size:
+                    earlier.append((page, mine))
+                out.seek((page - 1) * size)
                 out.write(data)
         unchecked = [] if wal is None else wal.unchecked(look.wal_data)
-        return salvage(scratch, every_page=True, page_size=size, unchecked=unchecked)
+        return salvage(scratch, every_page=True, page_size=size, unchecked=unchecked, earlier=earlier)
     finally:
         remove_files(scratch)
 

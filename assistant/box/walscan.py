@@ -44,6 +44,13 @@ class Wal:
             out[page] = data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size]
         return out
 
+    def older(self, data):
+        """``(page number, bytes)`` of the readable frames ``pages`` leaves out for a later version
+        of their page: rows a damaged later frame lost may still be on them (salvage.py)."""
+        taken = list(range(self.used)) + self.after
+        latest = {self.frames[i][1]: i for i in taken}
+        return [(page, data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size])
+                for i in taken for _, page, _, at, _ in (self.frames[i],) if latest[page] != i]
 
     def unchecked(self, data):
         """The pages of the frames ``pages`` leaves out (a checksum or salt that fails: a damaged
