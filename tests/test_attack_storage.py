@@ -130,3 +130,56 @@ def test_a_bit_flipped_in_the_only_frame_of_a_split_leaf_loses_no_action(tmp_pat
     assert r.match_id == 4
     assert r.problems[0].startswith(f"Journal damaged: {len(want)} action(s) recovered, 0 lost, 0 set aside")
 
+
+def card_assistant(*args, timeout=HANG):
+    return subprocess.run([sys.executable, "-m", "assistant.cli", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def make_odd(name, kind):
+    if kind == "a pipe":
+        os.mkfifo(name)
+    else:
+        os.mkdir(name)
+
+
+@pytest.mark.parametrize("kind", ["a pipe", "a folder"])
+@pytest.mark.parametrize("suffix", ["-journal", "-wal", "-shm"])
+def test_a_pipe_or_folder_where_sqlite_keeps_its_files_is_moved_aside_not_a_hang(tmp_path, suffix, kind):
+    """Fault (odd files in the state folder): a pipe named journal.sqlite3-journal held the box's
+    start for ever (SQLite reads that name to see whether a transaction must be rolled back, and a
+    pipe's read waits for a writer), and export and the web page with it while the box had its
+    -wal; a pipe at -wal had every action refused ("disk I/O error") while the box looked as if it
+    played; a folder at -wal stopped the box ("unable to open database file") and one at -shm said
+    "the storage card is read-only". Such a name holds no saved action: the box moves it aside
+    (renamed, never deleted), says so in one line and plays on; a reader says in one line that the
+    journal needs the box's repair."""
+    state = tmp_path / "state"
+    path = state / "journal.sqlite3"
+    _, box = fill(path, (("towers-random.scn", 20),), close=False)  # the box has its -wal
+    try:
+        if suffix != "-journal":  # a name SQLite holds now: made where the box is not running
+            box.close()
+            box = None
+        make_odd(str(path) + suffix, kind)
+        said = card_assistant("export", "--state-dir", state, "-")
+        if box is not None or suffix != "-shm" or kind == "a pipe":
+            assert said.returncode == 1 and said.stdout == "", said
+            assert said.stderr.count("\n") == 1 and f"journal.sqlite3{suffix} (where SQLite keeps its own files) " \
+                "is not a file" in said.stderr and "needs the box's repair" in said.stderr, said.stderr
+    finally:
+        if box is not None:
+            box.close()
+    played = card_assistant("sim", "--bots", "--matches", "1", "--seed", "1", "--state-dir", state, "--verbose")
+    assert played.returncode == 0 and "Traceback" not in played.stderr, played.stderr
+    assert "this action was not saved" not in played.stderr and "read-only" not in played.stderr
+    moved = [line for line in played.stderr.splitlines() if "was not a file: moved aside as" in line]
+    assert len(moved) == 1 and f"journal.sqlite3{suffix} " in moved[0], played.stderr
+    aside = [p for p in state.iterdir() if ".damaged-" in p.name]
+    assert len(aside) == 1 and aside[0].name.endswith(suffix)
+    assert (stat.S_ISFIFO if kind == "a pipe" else stat.S_ISDIR)(aside[0].lstat().st_mode)
+    out = tmp_path / "out"
+    assert card_assistant("export", "--all", "--state-dir", state, out).returncode == 0
+    assert sorted(p.name for p in out.iterdir()) == ["match-1.scn", "match-2.scn"]
+    kept = [ln for ln in (out / "match-1.scn").read_text().splitlines() if not ln.startswith(("#", "game", "seats"))]
+    assert len(kept) == 20

@@ -119,6 +119,31 @@ def _whole_journal(path):
         return False
 
 
+SIDE = ("-wal", "-shm", "-journal")  # the names SQLite opens beside a database file
+
+
+def odd_side_files(path):
+    """The names SQLite opens beside the journal that something other than a regular file holds:
+    a pipe there held every connection for ever (SQLite reads a ``-journal`` to see whether it
+    must roll one back, and a pipe's read waits for a writer), a folder made the journal unusable."""
+    return [s for s in SIDE if os.path.lexists(path + s) and (os.path.islink(path + s) or not os.path.isfile(path + s))]
+
+
+def move_odd_aside(path):
+    """Set aside (renamed, never deleted) what ``odd_side_files`` finds: it holds no saved action
+    (SQLite could not have written one there). The words for the log, or None."""
+    odd = odd_side_files(path)
+    if not odd:
+        return None
+    aside = _aside_name(path)
+    for suffix in odd:
+        os.replace(path + suffix, aside + suffix)
+    _sync_dir(path)
+    names = ", ".join(os.path.basename(path) + s for s in odd)
+    return f"{names} (where SQLite keeps its own files) was not a file: moved aside as " \
+           f"{os.path.basename(aside)}{odd[0]}; the journal is opened as it is"
+
+
 def remove_files(path):
     """Remove a database file and the files SQLite keeps beside it."""
     for name in (path, path + "-journal", path + "-wal", path + "-shm"):
@@ -129,7 +154,7 @@ def remove_files(path):
 def _aside_name(path):
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     aside, n = f"{path}.damaged-{stamp}", 1
-    while any(os.path.lexists(aside + s) for s in ("", "-wal", "-shm")):
+    while any(os.path.lexists(aside + s) for s in ("",) + SIDE):
         n += 1
         aside = f"{path}.damaged-{stamp}-{n}"
     return aside

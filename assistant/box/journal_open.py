@@ -49,6 +49,13 @@ class Opening:
         unusable = files.finish_recovery(self.path)
         if unusable:
             self.problems.append(unusable)
+        try:
+            odd = files.move_odd_aside(self.path)
+        except OSError as e:
+            raise JournalUnavailable(files.say(self.path, e, "a name SQLite keeps beside the journal is "
+                                               "not a file and cannot be moved aside")) from None
+        if odd:
+            self.problems.append(odd)
         if os.path.islink(self.path):  # SQLite would open the file it points to, and keep its -wal there
             raise JournalUnavailable(f"{self.path}: the journal's name is taken by a link (to "
                                      f"{os.readlink(self.path)[:80]}), not a file; move it away")

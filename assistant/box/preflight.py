@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from assistant.box import walscan
+from assistant.box.journal_files import odd_side_files
 
 MAGIC = b"SQLite format 3\x00"
 SHM_MAX = 1 << 22  # a -shm is 32 KiB per 4,062 frames: anything larger is not one to keep in memory
@@ -108,6 +109,9 @@ def _signature(path):
 def needs_repair(path):
     """For a reader: why the journal must not be opened by SQLite until the box repairs it, or
     None. A damaged -wal is looked at twice (the box may be restarting its -wal as it is read)."""
+    odd = odd_side_files(path)
+    if odd:  # SQLite would wait on a pipe there for ever, even read-only
+        return f"{os.path.basename(path)}{odd[0]} (where SQLite keeps its own files) is not a file"
     sig = _signature(path)
     if sig == (None, None):
         return None
