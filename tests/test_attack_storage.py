@@ -1,6 +1,7 @@
 """Faults a second attack on the box's storage found (power cuts copied at a moment the earlier
 attacks did not pick, one bit flipped where they did not flip it, ...): real files, real SQLite.
 Each test names the fault and what the box did before."""
+import json
 import os
 import shutil
 import sqlite3
@@ -183,3 +184,32 @@ def test_a_pipe_or_folder_where_sqlite_keeps_its_files_is_moved_aside_not_a_hang
     assert sorted(p.name for p in out.iterdir()) == ["match-1.scn", "match-2.scn"]
     kept = [ln for ln in (out / "match-1.scn").read_text().splitlines() if not ln.startswith(("#", "game", "seats"))]
     assert len(kept) == 20
+
+
+@pytest.mark.parametrize("left", ["an empty file", "one table of four"])
+def test_a_journal_whose_first_start_stopped_short_is_no_match_yet_for_its_readers(tmp_path, left):
+    """Fault (the box killed, or its card full, between creating the journal's file and writing its
+    tables): export said "cannot be read (no such table: matches); the box recovers it at its next
+    start" and the web page "The journal cannot be read now; the box repairs it" (503), of a journal
+    that holds nothing and that the box does not repair but completes. Now it is a journal with no
+    match yet; the box's own start, as before, completes it and plays."""
+    from test_web_faults import Web
+    state = tmp_path / "state"
+    state.mkdir()
+    path = state / "journal.sqlite3"
+    path.write_bytes(b"")
+    if left == "one table of four":
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.close()
+    said = card_assistant("export", "--all", "--state-dir", state, tmp_path / "out")
+    assert said.returncode == 1 and said.stderr == f"card-assistant export: {path}: no match in the journal yet\n"
+    web = Web(state)
+    try:
+        status, _, body = web.get("/api/matches")
+    finally:
+        web.stop()
+    assert status == 200 and json.loads(body) == [], body
+    played = card_assistant("sim", "--bots", "--matches", "1", "--seed", "1", "--state-dir", state)
+    assert played.returncode == 0 and played.stderr == "", played.stderr
+    assert card_assistant("export", "--all", "--state-dir", state, tmp_path / "out").returncode == 0

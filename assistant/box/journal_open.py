@@ -190,6 +190,17 @@ class Opening:
         if stored is not None and stored > SCHEMA_VERSION:
             db.close()
             raise JournalTooNew(f"{self.path}: written by a newer card-assistant (schema {stored})")
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.Error:
+            return db  # damage: said by the reads, as before
+        if not {"meta", "matches", "actions", "set_aside"} <= tables:
+            # an empty file, or tables a box's first start stopped short of (killed, a full card):
+            # a journal with no match yet, which the box completes at its next start (not damage:
+            # "cannot be read (no such table: matches); the box recovers it" was said of it)
+            db.close()
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            db.executescript(SCHEMA)
         return db
 
     def _open_read_only_box(self, e, kind):
