@@ -213,3 +213,46 @@ def test_a_journal_whose_first_start_stopped_short_is_no_match_yet_for_its_reade
     played = card_assistant("sim", "--bots", "--matches", "1", "--seed", "1", "--state-dir", state)
     assert played.returncode == 0 and played.stderr == "", played.stderr
     assert card_assistant("export", "--all", "--state-dir", state, tmp_path / "out").returncode == 0
+
+
+CARD_TURNS_READ_ONLY = """
+import subprocess, sys
+from assistant.box.journal import Journal, JournalError
+from assistant.rules.scenario import Action
+j = Journal(sys.argv[1] + "/state/journal.sqlite3")
+j.new_match("towers", ("P1", "P2"), {})
+j.append(Action("flip", cards=(0,)))
+subprocess.run(["mount", "-o", "remount,abort", sys.argv[1]], check=True)  # as ext4 does after an I/O error
+try:
+    j.append(Action("flip", cards=(1,)))
+except JournalError as e:
+    print(e)
+"""
+
+
+def test_a_card_the_kernel_turns_read_only_mid_match_is_said_to_be_read_only(tmp_path):
+    """Fault (a card that turns read-only while the bots play: a real ext4 on a loop device, made
+    read-only as the kernel does after an I/O error, with errors=remount-ro): every action after it
+    was refused with "the journal ... could not be written (disk I/O error)", SQLite's words for
+    the kernel's EROFS, sending the owner to look for a broken card rather than a read-only one.
+    Now it says the card is mounted read-only, as at a start on such a card."""
+    if os.geteuid() != 0 or not all(shutil.which(t) for t in ("unshare", "losetup", "mkfs.ext4")):
+        pytest.skip("needs root, unshare, losetup and mkfs.ext4 to make a card turn read-only")
+    card = tmp_path / "card.img"
+    with open(card, "wb") as f:
+        f.truncate(8 << 20)
+    if subprocess.run(["mkfs.ext4", "-q", "-F", str(card)], capture_output=True).returncode:
+        pytest.skip("mkfs.ext4 failed here")
+    mnt = tmp_path / "card"
+    mnt.mkdir()
+    script = tmp_path / "play.py"
+    script.write_text(CARD_TURNS_READ_ONLY)
+    got = subprocess.run(
+        ["unshare", "-m", "sh", "-c", 'loop=$(losetup -f --show "$1") || exit 77; '
+         'mount -o errors=remount-ro "$loop" "$2" && mkdir "$2/state" && "$3" "$4" "$2"; rc=$?; '
+         'umount "$2"; losetup -d "$loop"; exit $rc', "sh", str(card), str(mnt), sys.executable, str(script)],
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=HANG)
+    if got.returncode == 77 or "mount" in got.stderr:
+        pytest.skip(f"no loop device or mount here: {got.stderr[:120]}")
+    assert got.returncode == 0 and "Traceback" not in got.stderr, got.stderr
+    assert got.stdout == f"the storage card is mounted read-only ({mnt}/state): this action was not saved\n", got.stdout

@@ -23,6 +23,7 @@ removed while the box runs, written back (journal_losses.py); the files on disk
 >>> j.resume().match.state()["dealer"]
 'P1'
 """
+import errno
 import json
 import os
 import sqlite3
@@ -300,9 +301,9 @@ def _plain(e, path):
     folder = os.path.dirname(path)
     if "full" in text:
         return f"the storage card is full ({folder}): this action was not saved"
+    if _read_only_mount(folder, probe="I/O" in text):
+        return f"the storage card is mounted read-only ({folder}): this action was not saved"
     if "readonly" in text or "read-only" in text or "unable to open" in text:
-        if _read_only_mount(folder):
-            return f"the storage card is mounted read-only ({folder}): this action was not saved"
         if not os.access(folder, os.W_OK):
             return f"the journal's folder {folder} is not writable: this action was not saved"
         if not os.access(path, os.W_OK):
@@ -311,11 +312,24 @@ def _plain(e, path):
     return f"the journal {path} could not be written ({text}): this action was not saved"
 
 
-def _read_only_mount(folder):
+def _read_only_mount(folder, probe=False):
+    """True on a card mounted read-only; with ``probe``, also on one the kernel made read-only
+    after an I/O error (ext4's errors=remount-ro: the mount still says rw, SQLite says "disk I/O
+    error" of the EROFS its write got), found by creating a file there."""
     try:
-        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
     except OSError:
         return False
+    if not probe:
+        return False
+    name = os.path.join(folder, ".card-assistant-probe")
+    try:
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.unlink(name)
+    except OSError as e:
+        return e.errno == errno.EROFS
+    return False
 
 
 def _hidden_safe(e):
