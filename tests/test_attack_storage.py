@@ -13,29 +13,12 @@ from pathlib import Path
 import pytest
 
 from journal_faults import example, fill, overwrite
+from test_journal_wal import cut_power, lines
 from assistant.box.journal import Journal
 from assistant.rules.scenario import parse_action
 
 ROOT = Path(__file__).resolve().parents[1]
 HANG = 60.0  # seconds: only ever a guard against a hung process, never a measurement
-
-
-def lines(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return db.execute("SELECT match, seq, line FROM actions ORDER BY match, seq").fetchall()
-    finally:
-        db.close()
-
-
-def cut_power(src, state):
-    """The files as they lie on the card while the box at ``src`` has them open, copied to the new
-    folder ``state``; the rows the box had stored."""
-    state.mkdir()
-    path = state / "journal.sqlite3"
-    for suffix in ("", "-wal", ".count"):
-        shutil.copyfile(str(src) + suffix, str(path) + suffix)
-    return path, lines(src)
 
 
 def restarted_wal(tmp_path, newest=5):
@@ -50,10 +33,7 @@ def restarted_wal(tmp_path, newest=5):
     box.new_match(game, seats, options)
     for n, line in enumerate(body[:newest], 1):
         box.append(parse_action(line.split(), game, seats, n), seats)
-    try:
-        return cut_power(src, tmp_path / "state")
-    finally:
-        box.close()
+    return cut_power(src, box, tmp_path / "state")
 
 
 def test_a_bit_flipped_in_the_header_of_a_restarted_wal_keeps_its_newest_actions(tmp_path):
@@ -111,10 +91,7 @@ def test_a_bit_flipped_in_the_only_frame_of_a_split_leaf_loses_no_action(tmp_pat
     box.new_match(game, seats, options)
     for n, line in enumerate(body[:60], 1):
         box.append(parse_action(line.split(), game, seats, n), seats)
-    try:
-        path, want = cut_power(src, tmp_path / "state")
-    finally:
-        box.close()
+    path, want = cut_power(src, box, tmp_path / "state")
     wal = str(path) + "-wal"
     with open(wal, "rb") as f:
         data = f.read()
