@@ -630,3 +630,42 @@ def test_a_journal_the_box_is_just_making_is_no_match_yet_on_the_web_page(tmp_pa
     assert now[0] == 200 and "No match in the journal yet." in now[2], now
     assert matches[:1] == (200,) and matches[2] == "[]" and page[0] == 200
     assert err.count("\n") == 1, err  # only the line that says where it serves
+
+
+@pytest.mark.parametrize("wrong", ["table", "club"])
+def test_messages_the_broker_refuses_stay_in_the_outbox_and_are_said_once(tmp_path, caplog, wrong):
+    """Fault (attack on the club: a box whose [club] table or club is not one its broker account may
+    write, as a config copied to a second box with only the table changed, or 'Club' for 'club'):
+    under MQTT 3.1.1 the broker acknowledges a message its ACL refuses and drops it, so the box
+    deleted every outbox row as sent: 338 acknowledged, 0 at the board, not one log line, and the
+    events gone from the outbox for good (only the two latest matches' records are ever sent
+    again). The box now speaks MQTT 5, whose acknowledgement says 'Not authorized': such a row
+    stays in the journal's outbox for the next connection, and the refusal is said once."""
+    import logging
+    import time
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_club import bot_table, collect, mosquitto_or_skip, play, wait_for
+    from assistant.club.broker import Broker
+    from assistant.club.publisher import Publisher
+    mosquitto_or_skip()
+    caplog.set_level(logging.INFO, logger="assistant.club")
+    broker = Broker(tmp_path / "broker", "c", ["t1", "t2"], persistence=False).start()
+    watcher, got = collect(broker, "board")
+    name, club = ("t2", "c") if wrong == "table" else ("t1", "C")
+    j, t, bot = bot_table(tmp_path / "box", "towers", 4, name=name, club=club)
+    play(t, bot, "towers", ("Ann", "Bob"))
+    rows = len(j.outbox_rows(0, 10 ** 6))
+    pub = Publisher(j, j.outbox, broker.url("t1"), username="t1")
+    try:
+        pub.start()
+        said = lambda: [r.getMessage() for r in caplog.records if "refuses" in r.getMessage()]  # noqa: E731
+        assert wait_for(lambda: said(), timeout=HANG), [r.getMessage() for r in caplog.records]
+        assert wait_for(lambda: pub.refused >= rows, timeout=HANG)
+    finally:
+        pub.stop()
+        watcher.disconnect()
+        watcher.loop_stop()
+        broker.stop()
+    assert len(j.outbox_rows(0, 10 ** 6)) == rows and pub.acked == 0 and got == []
+    assert len(said()) == 1 and name in said()[0] and "t1" in said()[0], said()
+    j.close()

@@ -64,10 +64,15 @@ def cafile_problem(path):
     return None
 
 
-def make_client(client_id, username, password, tls, cafile=None, clean=True):
+def make_client(client_id, username, password, tls, cafile=None, clean=True, v5=False):
+    """A paho client; ``v5``: MQTT 5 (a fresh session each connection), whose acknowledgement says
+    when the broker refuses a message (3.1.1 acknowledges it and drops it)."""
     import paho.mqtt.client as mqtt
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                         protocol=mqtt.MQTTv311, clean_session=clean)
+    if v5:
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    else:
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                             protocol=mqtt.MQTTv311, clean_session=clean)
     if username:
         client.username_pw_set(username, password)
     if tls:
@@ -98,6 +103,8 @@ class Publisher(threading.Thread):
         # broker closes the older connection as each connects, for ever; said once, and the backoff
         # keeps them to a connection each 5 s, not three a second with the records sent anew each time
         self.taken = Repeated(log)
+        self.denied = Repeated(log)  # messages the broker refuses: said once a run
+        self.refused = 0
         self.lasted = None  # seconds the last connection lasted, when the broker closed it
 
     # --- control (any thread)
@@ -151,7 +158,7 @@ class Publisher(threading.Thread):
 
     def _session(self):
         client = make_client(f"box-{self.outbox.club}-{self.outbox.table}", self.username,
-                             self.password, self.tls, self.cafile)
+                             self.password, self.tls, self.cafile, v5=True)
         client.max_inflight_messages_set(WINDOW)
         inflight = {}   # mid -> outbox row id (None: a retained message, not in the outbox)
         acked = []
@@ -166,7 +173,13 @@ class Publisher(threading.Thread):
 
         def on_publish(c, userdata, mid, reason, properties):
             row = inflight.pop(mid, None)
-            if row is not None:
+            if reason.is_failure:  # refused (its ACL: another table's or club's topics): kept for the next connection
+                self.refused += 1
+                self.denied.happened("denied", (
+                    f"club: the broker refuses table {self.outbox.table}'s messages ({reason}): may its account "
+                    f"{self.username} write club/{self.outbox.club}/{self.outbox.table}/? (check [club] table, club "
+                    f"and username); they wait in the journal"))
+            elif row is not None:
                 acked.append(row)
 
         def on_disconnect(c, userdata, flags, reason, properties):
