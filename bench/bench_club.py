@@ -1,8 +1,15 @@
-"""Club night at scale (issue 14, item 6): 10, 25 and 50 tables through one Mosquitto and one board.
+"""Club night at scale (issue 14, item 6): 10, 25 and 50 tables through one Mosquitto and one board;
+and the board's memory for a club night and for one table's password sending match after match.
 
-    python3 dev.py bench club              # 10, 25, 50 tables, 1 match each, calm and with chaos
+    python3 dev.py bench club              # memory, then 10, 25, 50 tables, 1 match each, calm and with chaos
     CLUB_TABLES=10 CLUB_MATCHES=2 python3 dev.py bench club   # other sizes
     CLUB_TABLES=50 CLUB_PACE=0.2 CLUB_CHAOS=no python3 dev.py bench club   # a slower pace, calm only
+    CLUB_TABLES=none python3 dev.py bench club                # the memory part only
+    CLUB_TABLES=none CLUB_MEMORY_FROM=1 python3 dev.py bench club   # its attacks only (not the night)
+
+Memory (club_memory.py): the board in this process, fed a club night's events (40 tables of 30
+matches, real matches the bots played, each table's renumbered) and, on a fresh board, one table's
+5,000 match starts; Python's own count of what the board holds (tracemalloc), the SQLite file apart.
 
 Each run is ``card-assistant sim --club`` (assistant/club/club_sim.py): a private Mosquitto, the
 board as its own process and N boxes whose bots play at a fast pace (club_sim.PACE between two
@@ -20,6 +27,10 @@ from assistant.club.club_sim import PACE, run_club
 
 
 def main():
+    from club_memory import memory
+    memory()
+    if os.environ.get("CLUB_TABLES") == "none":
+        return
     tables = [int(x) for x in os.environ.get("CLUB_TABLES", "10,25,50").split(",")]
     matches = int(os.environ.get("CLUB_MATCHES", "1"))
     pace = float(os.environ.get("CLUB_PACE", PACE))

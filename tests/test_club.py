@@ -365,8 +365,8 @@ def test_held_events_are_bounded_and_the_matchs_record_brings_the_refused_back(b
     """Issue 14 item 3: past MAX_HELD events waiting behind a gap, an out-of-order event is refused
     with a log line (the board's memory stays bounded); the match's record, which the box sends at
     the match's end and after every reconnect, brings every one of them back: lost 0."""
-    import assistant.club.board as board_module
-    monkeypatch.setattr(board_module, "MAX_HELD", 5)
+    import assistant.club.tables as tables_module
+    monkeypatch.setattr(tables_module, "MAX_HELD", 5)
     t, events, record = finished_match(broker.folder / "box")
     send_all(broker, "t1", [events[0], *events[3:13]])  # 1 and 2 lost on the way
     assert wait_for(lambda: live_board.counts["refused"] == 5)

@@ -188,6 +188,12 @@ class Journal(Opening, Losses):
         """Store a table setting; raises JournalError if it cannot."""
         self._write("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting:{key}", str(value)))
 
+    def name(self):
+        """The journal's own name, made once when it was created (None in one an older version
+        made and only read since): the club's board tells two journals of one table apart by it."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='journal'").fetchone()
+        return row[0] if row else None
+
     @property
     def _seats(self):
         row = self.db.execute("SELECT seats FROM matches WHERE id=?", (self.match_id,)).fetchone()

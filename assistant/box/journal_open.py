@@ -12,6 +12,7 @@ or a journal locked by another program, is one line naming the path.
 journal's ``path``, ``readonly``, ``problems``, ``recovered``, ``summary`` and ``_look``.
 """
 import os
+import secrets
 import sqlite3
 
 from assistant.box import journal_files as files
@@ -153,6 +154,9 @@ class Opening:
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(f"BEGIN;{SCHEMA}COMMIT;")  # all the tables at once: a reader never sees some
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            # this journal's own name, made once (a reset box's new journal gets another): the club's
+            # board keeps two journals' matches of one table apart by it (assistant/club/public.py)
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('journal', ?)", (secrets.token_hex(8),))
             if not checked:
                 check(db)
         except BaseException:

@@ -322,10 +322,11 @@ class _Sorter:
 
     @staticmethod
     def meta(out, rows):
-        """Kept: the table's settings (deal scan) and each match's last time (the web page's
-        'finished'), short printable text; the readers of both take any value without harm."""
+        """Kept: the table's settings (deal scan), each match's last time (the web page's
+        'finished') and the journal's name (the club's board: the same matches, the same journal),
+        short printable text; the readers of all take any value without harm."""
         for key, value in rows:
-            if isinstance(key, str) and key.startswith(("setting:", "last:")) and len(key) <= 40 \
+            if isinstance(key, str) and (key.startswith(("setting:", "last:")) or key == "journal") and len(key) <= 40 \
                     and key.isprintable() and isinstance(value, str) and len(value) <= 400 and value.isprintable():
                 out.meta[key] = value
 

@@ -1,77 +1,77 @@
-"""The club's results board (`card-assistant board`, run by :mod:`.board_run`).
+"""The club's results board (`card-assistant board`, run by :mod:`.board_run`): the messages.
 
-It subscribes to the club's topics (a persistent session, QoS 1), stores every event
-once in its own SQLite file (``id = [table, match, n]`` is the key: a message sent
-again is dropped) before the broker is acknowledged, rebuilds each table's matches
-through the rules engines (:mod:`.replay`) and serves the club's page and its JSON
-(``/api/club``). A malformed, oversized or conflicting message is refused with a
-log line (one for a storm of one kind) and changes nothing; the board never stops for bad data. After a restart it
-rebuilds everything from its file.
+It subscribes to the club's topics (a persistent session, QoS 1), stores every event once in its
+own SQLite file (:mod:`.store`; the key is the table, the name of the box's journal and the event's
+``id = [match, n]``: a message sent again is dropped, a reset box's new journal is a new run of its
+table) before the broker is acknowledged, rebuilds each table's matches through the rules engines
+(:mod:`.tables`, :mod:`.replay`) and serves the club's page and its JSON (``/api/club``). A
+malformed, oversized or conflicting message is refused with a log line (one for a storm of one
+kind) and changes nothing; the board never stops for bad data. After a restart it rebuilds
+everything from its file.
 
-Out of order: an event whose predecessors have not arrived yet is *stored and held*,
-never refused. The box deletes an outbox row once the broker has acknowledged it, so
-nothing sends a refused event again; only the match's record, at its end, could bring
-it back (a broker killed before it passed on what it had acknowledged leaves exactly
-such a gap, which the match's record fills when the box reconnects). One log line when a match's gap opens, one
-when it is filled. Refused as out of order (one log line each, nothing stored): an
-event past ``MAX_HELD`` held events of one table (memory stays bounded; the match's
-record, sent again at its end and after every reconnect, brings it back) and a
-record whose events are not its match's 0, 1, 2, ... in order. A "table now" older
-than the one the board has is skipped (counted, never shown: the page does not go
-back in time).
+Out of order: an event whose predecessors have not arrived yet is *stored and held*, never
+refused. The box deletes an outbox row once the broker has acknowledged it, so nothing sends a
+refused event again; only the match's record, at its end, could bring it back (a broker killed
+before it passed on what it had acknowledged leaves exactly such a gap, which the match's record
+fills when the box reconnects). One log line when a match's gap opens, one when it is filled.
+Refused (one log line each, nothing stored): an event past a table's bounds (tables.py: memory
+stays bounded; a held event the match's record brings back) and a record whose events are not its
+match's 0, 1, 2, ... in order. A "table now" older than the one the board has is skipped (counted,
+never shown: the page does not go back in time).
 """
 import json
 import logging
 import re
-import sqlite3
 import threading
 import time
 
 from assistant.repeated import Repeated
+from assistant.club.clocks import Clocks
 from assistant.club.message import (MAX_EVENT, MAX_N, MAX_NOW, MAX_RECORD, Refusal,  # noqa: F401 (callers import them here)
                                     calendar_time, checked, loads, meaning, printable, shown_now)
-from assistant.club.replay import BoardMatch
+from assistant.club.store import SCHEMA, BoardFile  # noqa: F401 (callers import it here)
+from assistant.club.tables import MAX_HELD, Tables  # noqa: F401 (callers import it here)
 
 log = logging.getLogger("assistant.club.board")
-MAX_HELD = 5000           # events of one table waiting for a gap to fill: hours of real play
 QUIET = 30                # seconds without a refusal of a kind before the log says it ended
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS events (tbl TEXT NOT NULL, match INTEGER NOT NULL, n INTEGER NOT NULL,
-    body TEXT NOT NULL, t REAL, received REAL NOT NULL, PRIMARY KEY (tbl, match, n));
-"""
+NAME = re.compile(r"[0-9a-f]{1,32}")  # a journal's name as a box makes it (secrets.token_hex)
 
 
 class Board:
     def __init__(self, path, club):
         self.club = club
-        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process keeps every commit
-        self.db.executescript(SCHEMA)
+        self.file = BoardFile(path)
+        self.db = self.file.db
         self.lock = threading.Lock()
-        self.matches = {}   # (table, match) -> BoardMatch
-        self.early = {}     # (table, match) -> {n: event}: actions before their match's start
+        self.tables = Tables()
+        self.matches = self.tables.matches  # (table, journal, match) -> BoardMatch
+        self.clocks = Clocks()  # the boxes' times of play on the board's clock (the Players page)
         self.now = {}       # table -> the retained "table now" (shown, never scored)
         self.counts = {"stored": 0, "duplicates": 0, "refused": 0, "stale": 0}
-        self.gaps = set()   # (table, match) whose held events wait for earlier ones (logged once)
         self.subscribed = False  # set once the broker granted the subscriptions
         self.connected = False   # the link to the broker is up (the page says when it is not)
-        self.last = {}      # (table, match) -> the box's clock at its latest event that said it
         self.online = {}    # table -> its box is connected (its retained status, or the broker's will)
         self.said = {}      # table -> when (board's clock) its latest status came
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
-        self.heard = dict(self.db.execute("SELECT tbl, max(received) FROM events GROUP BY tbl"))  # board's clock
+        self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
-        rows = self.db.execute("SELECT tbl, match, n, body, t FROM events ORDER BY tbl, match, n")
-        for tbl, mid, n, body, t in rows:
+        self._load()
+
+    def _load(self, table=None, count=True):
+        """The events of the board's file (all, or ``table``'s), and what its boxes' statuses said
+        of their clocks."""
+        for tbl, journal, behind in self.file.clocks():
+            if table in (None, tbl):
+                self.clocks.heard(tbl, journal, 0.0, behind)
+        for tbl, journal, mid, n, body, t, received in self.file.rows(table):
             try:  # checked again: a row an older board stored unchecked must not stop this one
-                self._apply(tbl, mid, n, checked(loads(body), n))
-                self._timed(tbl, mid, t)
+                self.tables.apply(tbl, journal, mid, n, checked(loads(body), n), received)
+                self.clocks.event(tbl, journal, mid, t, received)
             except Exception as e:
                 log.warning("board: table %s match %s event %s in the file cannot be used (%s); skipped",
                             printable(tbl), mid, n, e if isinstance(e, Refusal) else type(e).__name__)
                 continue
-            self.counts["stored"] += 1
+            self.counts["stored"] += count
 
     # --- messages
     def receive(self, topic, payload):
@@ -120,21 +120,24 @@ class Board:
             raise Refusal("nested too deep to be a club message") from None
         if not isinstance(body, dict) or body.get("v") != 1:
             raise Refusal("not a version 1 club message")
+        journal = self._journal(body)
         if what == "events":
-            self._event(table, body)
+            self._event(table, journal, body)
         elif what == "now":
             if body.get("table") != table or type(body.get("match")) is not int or type(body.get("n")) is not int:
                 raise Refusal("a table now of another table, or without its match and action")
-            shown = self.now.get(table)
-            if shown is not None and (body["match"], body["n"]) < (shown["match"], shown["n"]):
+            if self._stale(table, journal, body):
                 self.counts["stale"] += 1  # an older one, delivered after a newer (a board restart)
                 return
-            self.now[table] = body
+            self.now[table] = dict(body, journal=journal)
         elif what == "status":  # the box's own "online", or the broker's will for it: "offline"
             if body.get("table") != table or type(body.get("online")) is not bool:
                 raise Refusal("a status of another table, or without online true or false")
             self.online[table] = body["online"]
             self.said[table] = time.time()  # a box connected says so every ALIVE seconds (publisher)
+            t = calendar_time(body.get("t"))
+            if body["online"] and self.clocks.heard(table, journal, t, time.time()):  # said as it connects
+                self.file.clock(table, journal, self.clocks.behind[(table, journal)])
         elif what.startswith("record/"):
             events = body.get("events")
             if body.get("table") != table or not isinstance(events, list):
@@ -145,97 +148,90 @@ class Board:
             if [e.get("id") for e in events] != [[table, mid, k] for k in range(len(events))]:
                 raise Refusal(f"out of order: a record whose events are not match {printable(mid)}'s 0, 1, 2, ...")
             for event in events:
-                self._event(table, dict(event, v=1), recorded=True)
+                self._event(table, journal, dict(event, v=1))
         else:
             raise Refusal("unknown topic")
 
-    def _event(self, table, ev, recorded=False):
+    @staticmethod
+    def _journal(body):
+        """The name of the box's journal the message is from; "" from an older box, which sends none."""
+        journal = body.get("journal", "")
+        if journal != "" and not (isinstance(journal, str) and NAME.fullmatch(journal)):
+            raise Refusal("a journal name no box makes")
+        return journal
+
+    def _stale(self, table, journal, body):
+        """Is this "table now" older than the one shown: of the same journal and an earlier action, or
+        of a journal the board had before the shown one's (a reset box's old journal)?"""
+        shown = self.now.get(table)
+        if shown is None:
+            return False
+        if shown["journal"] == journal:
+            return (body["match"], body["n"]) < (shown["match"], shown["n"])
+        first = self.tables.first
+        return first.get((table, journal), float("inf")) < first.get((table, shown["journal"]), float("inf"))
+
+    def _event(self, table, journal, ev):
         ident = ev.get("id")
         if (not isinstance(ident, list) or len(ident) != 3 or ident[0] != table
                 or not all(type(x) is int for x in ident[1:]) or ident[1] < 1 or not 0 <= ident[2] <= MAX_N):
             raise Refusal("no valid id [table, match, n] of this table")
         _, mid, n = ident
         body = checked(ev, n)
-        stored = self.db.execute("SELECT body FROM events WHERE tbl=? AND match=? AND n=?",
-                                 (table, mid, n)).fetchone()
+        if journal and n == 0 and self._upgraded(table, mid, body):
+            self._adopt(table, journal)
+        stored = self.file.body(table, journal, mid, n)
         if stored is not None:
-            if meaning(json.loads(stored[0])) != meaning(body):
+            if meaning(json.loads(stored)) != meaning(body):
                 raise Refusal(f"match {mid} event {n} differs from the one stored: kept the first")
             self.counts["duplicates"] += 1
             return
-        if self._held(table, mid, n) and sum(self._waiting(table)) >= MAX_HELD:
-            raise Refusal(f"out of order: match {mid} event {n} would be held behind a gap with {MAX_HELD} "
-                          "others of this table (the match's record brings it again)")
+        refused = self.tables.refusal(table, journal, mid, n)
+        if refused:
+            raise Refusal(refused)
         t = calendar_time(ev.get("t"))
         received = time.time()
-        self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
-                        (table, mid, n, json.dumps(body), t, received))
+        self.file.add(table, journal, mid, n, json.dumps(body), t, received)
         self.heard[table] = received
         self.counts["stored"] += 1
-        self._apply(table, mid, n, body)
-        self._timed(table, mid, t)
+        self.tables.apply(table, journal, mid, n, body, received)
+        self.clocks.event(table, journal, mid, t, received)
 
-    def _timed(self, table, mid, t):
-        """How long a match lasted, for the standings: its start to its latest event's time, both by
-        the box's own clock (an event that came only in a record has none)."""
-        if t is not None:
-            self.last[(table, mid)] = max(t, self.last.get((table, mid), t))
+    def _upgraded(self, table, mid, start):
+        """Is this start, from a named journal, one the board keeps under no name (the same match
+        number, game, seats and start time): the same box, upgraded since it sent that match?"""
+        if (table, "", mid) not in self.matches:
+            return False
+        kept = json.loads(self.file.body(table, "", mid, 0))
+        return meaning(kept) == meaning(start) and kept.get("started") == start.get("started")
 
-    def _held(self, table, mid, n):
-        """Would event ``n`` wait for earlier ones?"""
-        bm = self.matches.get((table, mid))
-        return n > 0 and (bm is None or n > bm.next)
-
-    def _waiting(self, table):
-        for (t, _), early in self.early.items():
-            if t == table:
-                yield len(early)
-        for (t, _), bm in self.matches.items():
-            if t == table:
-                yield len(bm.events) - (bm.next - 1)
-
-    def _apply(self, table, mid, n, body):
-        key = (table, mid)
-        if n == 0:
-            try:
-                self.matches[key] = bm = BoardMatch(table, mid, body)
-            except (ValueError, KeyError, TypeError):
-                log.warning("board: table %s match %s cannot be set up", printable(table), mid)
-                return
-            for k, ev in sorted(self.early.pop(key, {}).items()):
-                self._add(bm, k, ev)
-        elif key not in self.matches:
-            self.early.setdefault(key, {})[n] = body  # before its start (a record may bring it)
-        else:
-            self._add(self.matches[key], n, body)
-        self._gap(table, mid)
-
-    def _add(self, bm, n, body):
-        refused = bm.add(n, body)
-        if refused:
-            log.warning("board: %s", refused)
-
-    def _gap(self, table, mid):
-        """One log line when a match's gap opens, one when it is filled."""
-        key = (table, mid)
-        bm = self.matches.get(key)
-        held = len(self.early.get(key, ())) if bm is None else len(bm.events) - (bm.next - 1)
-        if held and key not in self.gaps:
-            self.gaps.add(key)
-            want = "its start" if bm is None else f"event {bm.next}"
-            log.info("board: table %s match %s: events arrive before %s; stored and held until it comes",
-                     printable(table), mid, want)
-        elif not held and key in self.gaps:
-            self.gaps.discard(key)
-            log.info("board: table %s match %s: the gap is filled; events up to %s applied in order",
-                     printable(table), mid, bm.next - 1)
+    def _adopt(self, table, journal):
+        """The table's matches kept under no name are ``journal``'s (store.BoardFile.adopt)."""
+        kept = sum(1 for (t, j, _) in self.matches if t == table and j == "")
+        self.file.adopt(table, journal)
+        self.tables.forget(table)
+        self.clocks.forget(table)
+        self._load(table, count=False)
+        log.info("board: table %s: its box names its journal now; the %s match(es) it sent before are that "
+                 "journal's", printable(table), kept)
 
     # --- what the page shows
+    def run(self, table, journal):
+        """1 for the table's first journal, 2 for the journal of its box reset once, ..."""
+        runs = self.tables.runs(table)
+        return runs.index(journal) + 1 if journal in runs else len(runs) + 1
+
+    def ordered(self):
+        """The matches' keys: by table, by journal in the order the board had them, by number."""
+        return sorted(self.matches, key=lambda k: (k[0], self.run(k[0], k[1]), k[2]))
+
     def snapshot(self):
         with self.lock:
             tables = {}
-            for (table, mid), bm in sorted(self.matches.items()):
-                tables.setdefault(table, []).append(bm.summary())
+            for key in self.ordered():
+                run = self.run(key[0], key[1])
+                tables.setdefault(key[0], []).append(dict(self.matches[key].summary(), journal=key[1] or None,
+                                                          run=run))
             out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
                    "connected": self.connected,
                    "tables": [{"table": t, "now": shown_now(self.now.get(t)), "matches": ms}
@@ -247,11 +243,11 @@ class Board:
         return out
 
     def spans(self):
-        """``{(table, match): (first, last)}``: when the board received each match's first and latest
-        event, by its own clock (one clock for every table: the boxes' may disagree)."""
+        """``{(table, journal, match): (start, latest event)}``: when each match was played, by its
+        box's clock read on the board's (clocks.py), for the matches whose times the board knows."""
         with self.lock:
-            return {(t, m): (a, b) for t, m, a, b in self.db.execute(
-                "SELECT tbl, match, min(received), max(received) FROM events GROUP BY tbl, match")}
+            spans = {key: self.clocks.span(*key, bm.started) for key, bm in self.matches.items()}
+        return {key: span for key, span in spans.items() if span is not None}
 
     def close(self):
-        self.db.close()
+        self.file.close()

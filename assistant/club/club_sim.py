@@ -225,7 +225,7 @@ def _chaos(rng, broker, board, boxes, folder, port, club, kills, done):
 def _compare(boxes, snap, folder, out):
     """Every box's journal against the board: events lost or doubled, and the scores."""
     import sqlite3
-    board_matches = {(t["table"], m["match"]): m for t in snap["tables"] for m in t["matches"]}
+    board_matches = {(t["table"], m["journal"], m["match"]): m for t in snap["tables"] for m in t["matches"]}
     published = lost = doubled = 0
     mismatched = []
     for b in boxes:
@@ -234,7 +234,7 @@ def _compare(boxes, snap, folder, out):
             match, rows, _ = j.read(mid)
             want = len(rows) + 1  # the start and every action
             published += want
-            got = board_matches.get((b.name_, mid))
+            got = board_matches.get((b.name_, j.name(), mid))
             have = 0 if got is None else got["events"] + 1
             lost += max(0, want - have)
             doubled += max(0, have - want)

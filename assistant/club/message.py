@@ -1,6 +1,7 @@
 """The checks on one club message the board receives: its size, its start or action line as the
 rules engines would take it, its time; and the words of a refusal, which never name a card."""
 import json
+import sys
 import time
 
 from assistant.rules.cards import parse_card
@@ -42,16 +43,21 @@ def checked(ev, n):
         raise Refusal("a malformed action")
     if type(ev.get("hand")) is not int:
         raise Refusal("an action without its hand number")
-    body = {"kind": "action", "line": line, "hand": ev["hand"]}
+    # kept in the board's memory for the whole night, so as little as it needs: the line once for
+    # every event that says it ("play P1 QH" comes back all evening), the box's score only as a
+    # few numbers (it is shown, never scored from), the winner not at all (the board's replay says it)
+    body = {"kind": "action", "line": sys.intern(line), "hand": ev["hand"]}
     if "revealed" in ev:
         try:
             parse_card(str(ev["revealed"]))
         except ValueError:
             raise Refusal("an action revealing no card") from None
-        body["revealed"] = ev["revealed"]
-    for key in ("hidden", "score", "end"):
-        if key in ev:
-            body[key] = ev[key]
+        body["revealed"] = sys.intern(str(ev["revealed"]))
+    if ev.get("hidden"):
+        body["hidden"] = True
+    score = ev.get("score")
+    if isinstance(score, list) and len(score) <= 4 and all(type(x) is int for x in score):
+        body["score"] = score
     return body
 
 

@@ -24,26 +24,29 @@ from assistant.web.serving import HEADERS, PlainErrors, Server
 NAV = (("/", "Tables"), ("/players", "Players"))  # the board's own pages (a box's are Now, Matches, Players)
 TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's own page
 SILENT = 3 * ALIVE  # seconds without a connected box's sign of life: it is not there any more
+SLACK = 2.0  # seconds two matches may seem to overlap by: the boxes' clocks read on the board's
 GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
 GUESTS_NOTE = ('<p class="quiet">Guests (a seat nobody tapped a player tag for keeps its name, P1 to P4) '
                'are different people at every table and match, so they are left out here.</p>')
 
 
 def records(board):
-    """MatchRecords of every match the board holds, numbered 1.. in the order they started."""
+    """MatchRecords of every match the board holds, numbered 1.. in the order they started. Each
+    says its table, its number at the table (``table_match``), its journal and which of the
+    table's journals that is (``run``: 2 and on after a box began a new journal)."""
     with board.lock:
         latest = {}
-        for (table, mid) in board.matches:
-            latest[table] = max(mid, latest.get(table, 0))
-        made = [(bm.started or 0, table, mid, bm.game, bm.seats, bm.options,
-                 [format_action(a, bm.seats) for a in bm.match.actions], latest[table] == mid,
-                 board.last.get((table, mid)))
-                for (table, mid), bm in board.matches.items()]
-    made.sort(key=lambda m: (m[0], m[1], m[2]))
+        for key in board.ordered():  # the newest journal's newest match, the last of its table
+            latest[key[0]] = key
+        made = [(bm.started or 0, table, board.run(table, journal), mid, journal, bm.game, bm.seats, bm.options,
+                 [format_action(a, bm.seats) for a in bm.match.actions], latest[table] == (table, journal, mid),
+                 board.clocks.last.get((table, journal, mid)))
+                for (table, journal, mid), bm in board.matches.items()]
+    made.sort(key=lambda m: m[:4])
     out = []
-    for k, (started, table, mid, game, seats, options, lines, is_latest, last) in enumerate(made, 1):
+    for k, (started, table, run, mid, journal, game, seats, options, lines, is_latest, last) in enumerate(made, 1):
         rec = replay_match(k, game, seats, options, lines, started, is_latest)
-        rec.table, rec.table_match = table, mid
+        rec.table, rec.table_match, rec.journal, rec.run = table, mid, journal, run
         # minutes a match, by the box's own clock; a match in play or abandoned has not finished
         rec.finished = last if started and rec.state == FINISHED else None
         out.append(rec)
@@ -65,30 +68,42 @@ def club_standings(recs):
 
 
 def two_tables_at_once(board, recs):
-    """Players (by name: guests left out) seated at two tables at the same time, by the board's own
-    clock (when it received each match's first and latest event): two people with one name, or one
-    tag at two tables, whom the standings add up as one. ``[(name, (table, match), (table, match),
-    start, end)]``."""
+    """Players (by name: guests left out) seated at two tables at the same time, by the boxes' own
+    clocks read on the board's (clocks.py: not when the board received the events, which a box
+    back in the Wi-Fi sends in a burst), by more than ``SLACK`` seconds: two people with one name,
+    or one tag at two tables, whom the standings add up as one. ``[(name, (table, match),
+    (table, match), start, end)]``; a match is ``(table, its number)``, with ``run`` 2 and on for
+    a box's later journal: ``(table, number, run)``."""
     spans = board.spans()
     seated = {}
     for r in recs:
-        span = spans.get((r.table, r.table_match))
+        span = spans.get((r.table, r.journal, r.table_match))
         if span:
             for name in set(r.seats):
                 if not GUEST.fullmatch(name):
-                    seated.setdefault(name, []).append((span, r.table, r.table_match))
+                    seated.setdefault(name, []).append((span, r.table, match_name(r)))
     out = []
     for name, places in sorted(seated.items()):
         for i, ((a0, a1), ta, ma) in enumerate(places):
             for (b0, b1), tb, mb in places[i + 1:]:
-                if ta != tb and a0 < b1 and b0 < a1:
-                    out.append((name, min((ta, ma), (tb, mb)), max((ta, ma), (tb, mb)), max(a0, b0), min(a1, b1)))
+                if ta != tb and min(a1, b1) - max(a0, b0) > SLACK:
+                    out.append((name, min((ta, *ma), (tb, *mb)), max((ta, *ma), (tb, *mb)),
+                                max(a0, b0), min(a1, b1)))
     return out
 
 
+def match_name(rec):
+    """``(number,)`` at its table, ``(number, run)`` in a box's later journal."""
+    return (rec.table_match,) if rec.run == 1 else (rec.table_match, rec.run)
+
+
+def match_words(table, mid, run=1):
+    return f"table {escape(table)} match {mid}" + (f" (the box's journal {run})" if run > 1 else "")
+
+
 def clash_note(board, recs):
-    lines = "".join(f"<li>{escape(name)}: table {escape(a[0])} match {a[1]} and table {escape(b[0])} match "
-                    f"{b[1]}, both in play at {pages.when(start)}</li>"
+    lines = "".join(f"<li>{escape(name)}: {match_words(*a)} and {match_words(*b)}, both in play at "
+                    f"{pages.when(start)}</li>"
                     for name, a, b, start, _ in two_tables_at_once(board, recs))
     return (f'<div class="warn"><p>Seated at two tables at the same time: two people with one name, or one '
             f'player tag at two tables? Their figures are added up here as one player\'s.</p><ul>{lines}</ul></div>'
@@ -140,9 +155,9 @@ def presence(board, table, recs):
     last = f"last heard from {pages.when(heard)}" if heard else "nothing heard yet"
     refused = board.refused_at.get(table, 0)
     out = (f'<p class="warn">{refused} message{"" if refused == 1 else "s"} from this table refused: '
-           f'the board\'s log says why (two boxes set up with this table\'s name, or a box whose journal '
-           f'began anew under a name the board holds, send matches that differ from those stored)</p>'
-           if refused else "")
+           f'the board\'s log says why (two boxes set up with this table\'s name, or an older box, which '
+           f'names no journal, whose journal began anew under a name the board holds, send matches that '
+           f'differ from those stored)</p>' if refused else "")
     if online is False:
         waiting = ": its match in play waits for it" if recs and recs[-1].state == IN_PLAY else ""
         return (f'<p class="warn">Box not connected (switched off, stopped or out of the Wi-Fi) · '
@@ -153,32 +168,57 @@ def presence(board, table, recs):
 def match_link(rec):
     """A match's page on the board, by its table and the box's own number: one address for good
     (a number across tables moved whenever a match that started earlier, by its box's clock,
-    arrived later)."""
-    return f"/matches/{quote(rec.table, safe='')}/{rec.table_match}"
+    arrived later); a box's later journal (reset, a new card) numbers from 1 again, under its own."""
+    journal = f"/journal-{rec.run}" if rec.run > 1 else ""
+    return f"/matches/{quote(rec.table, safe='')}{journal}/{rec.table_match}"
 
 
 def held_note(board, table, rs):
     """Words for a table whose match in play the board cannot show: its start never came (the
     board started, for the first time, after the match had begun), only later events."""
-    with board.lock:
-        held = sorted(mid for (t, mid) in board.early if t == table)
-        now = shown_now(board.now.get(table))
-    if not held or any(r.table_match > held[-1] for r in rs):  # a later match began: not in play
+    with board.lock:  # of the table's latest journal (a box reset: its new journal)
+        held = sorted((board.run(t, journal), mid, journal) for (t, journal, mid) in board.tables.early if t == table)
+        now = board.now.get(table)
+        shown = now and dict(shown_now(now), journal=now.get("journal"))
+    if not held:
+        return ""
+    run, mid, journal = held[-1]
+    if any((r.run, r.table_match) > (run, mid) for r in rs):  # a later match began: not in play
         return ""
     said = ""
-    if now and now.get("match") == held[-1] and isinstance(now.get("state"), dict):
-        score = now["state"].get("score")
+    if shown and (shown["journal"], shown["match"]) == (journal, mid) and isinstance(shown.get("state"), dict):
+        score = shown["state"].get("score")
         if isinstance(score, list) and len(score) == 2:
             said = f" (the box says {escape(str(score[0]))}–{escape(str(score[1]))})"
-    return (f'<p class="quiet">Match {held[-1]} is in play{said}; it began before the board first heard from '
+    return (f'<p class="quiet">Match {mid} is in play{said}; it began before the board first heard from '
             f'this table, so it is shown here whole once its record comes: at the match\'s end, or when '
             f'the box next connects.</p>')
+
+
+def table_rows(rs, together=()):
+    """A table's matches, the latest first; a box that began a new journal (reset, a new SD card)
+    numbers its matches from 1 again: each journal's are under a line of their own. ``together``:
+    the runs whose journal sent while the one before it still did (two boxes with one name)."""
+    runs = {r.run for r in rs}
+    out = []
+    for k, r in enumerate(reversed(rs)):
+        if len(runs) > 1 and (k == 0 or rs[-k].run != r.run):
+            began = ("the first the board had" if r.run == 1 else
+                     "sent while the one before it still did: two boxes set up with this table's name?"
+                     if r.run in together else
+                     "begun anew: a box reset, a new card, or a second box set up with this table's name")
+            out.append(f'<tr><td colspan="6" class="quiet">The box\'s journal {r.run} ({began})</td></tr>')
+        out.append(  # as a box's Matches page: a side a line, so a phone has room for them all
+            f'<tr><td><a href="{escape(match_link(r))}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
+            f'<td>{pages.score_cell(r, narrow=True)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
+            f'<td class="wide">{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>')
+    return "".join(out)
 
 
 def club_page(board, recs):
     by_table = {}
     with board.lock:  # a table known by its box's status or its table now, before any match of it
-        for table in (*board.online, *board.now, *(t for t, _ in board.early)):
+        for table in (*board.online, *board.now, *(t for t, _, _ in board.tables.early)):
             by_table.setdefault(table, [])
     for r in recs:
         by_table.setdefault(r.table, []).append(r)
@@ -193,11 +233,9 @@ def club_page(board, recs):
     if not by_table:
         parts.append('<p class="quiet">No table has sent anything yet.</p>')
     for table, rs in sorted(by_table.items(), key=lambda kv: in_order(kv[0])):
-        rs.sort(key=lambda r: r.table_match)  # the box's own order: its clock may be days out
-        rows = "".join(  # as a box's Matches page: a side a line, so a phone has room for them all
-            f'<tr><td><a href="{escape(match_link(r))}">{r.table_match}</a></td><td>{pages.GAME_NAMES[r.game]}</td>'
-            f'<td>{pages.score_cell(r, narrow=True)}</td><td class="wide">{escape(" and ".join(r.winner or ()))}</td>'
-            f'<td class="wide">{pages.state_cell(r)}</td><td>{pages.when_cell(r.started)}</td></tr>' for r in reversed(rs))
+        with board.lock:
+            together = {r.run for r in rs if board.tables.together(table, r.journal)}
+        rows = table_rows(sorted(rs, key=lambda r: (r.run, r.table_match)), together)  # the box's own order
         parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}{held_note(board, table, rs)}"
                      + (f"<div class=\"scroll\"><table><tr><th>#</th><th>Game</th>"
                         f'<th>Score</th><th class="wide">Winner</th><th class="wide">State</th><th>Started</th></tr>'
@@ -228,12 +266,13 @@ def serve(board, host, port):
                     recs = records(board)
                     note = GUESTS_NOTE + clash_note(board, recs)
                     return self._html(pages.players_page(club_standings(recs), club_wins(recs), NAV, note))
-                m = re.fullmatch(r"/matches/([^/]{1,200})/([0-9]{1,9})", path)
+                m = re.fullmatch(r"/matches/([^/]{1,200})(?:/journal-([0-9]{1,4}))?/([0-9]{1,9})", path)
                 if m:
-                    table, mid = unquote(m.group(1)), int(m.group(2))
-                    rec = next((r for r in records(board) if (r.table, r.table_match) == (table, mid)), None)
+                    table, run, mid = unquote(m.group(1)), int(m.group(2) or 1), int(m.group(3))
+                    rec = next((r for r in records(board) if (r.table, r.run, r.table_match) == (table, run, mid)), None)
                     if rec is not None:
-                        head = f"Table {rec.table}, match {rec.table_match}: {pages.GAME_NAMES[rec.game]}"
+                        journal = f", the box's journal {rec.run}" if rec.run > 1 else ""
+                        head = f"Table {rec.table}{journal}, match {rec.table_match}: {pages.GAME_NAMES[rec.game]}"
                         return self._html(pages.match_page(rec, NAV, download=False, head=head))  # boxes keep scenarios
                 self._html(pages.not_found_page("There is no such page on the board.", NAV, NAV[0]), 404)
             except Exception:  # a page that cannot be drawn is one plain answer, never a stopped board

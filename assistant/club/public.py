@@ -8,7 +8,11 @@ named only once it is revealed (``revealed``); a towers discard is ``discard`` a
 scanned hand ``hand SEAT``, never their cards.
 
 Every event carries ``id = [table, match, n]``: ``n`` is the action's number in the
-journal (0 for the match's start), so the board stores each once.
+journal (0 for the match's start), so the board stores each once; and ``journal``, the
+journal's own name (made once when it was created, kept in it: Journal.name), so the board
+never adds a reset box's matches (a new journal, numbered from 1 again) to the old journal's.
+A box whose journal has no name (an older one, read only) sends none: the board keeps such
+messages under the table's name alone, as before.
 
 >>> o = ClubOutbox("c", "t1")
 >>> [topic for topic, _ in o.new_match(1, "twenty-nine", ("A", "B", "C", "D"), {}, 0.0)]
@@ -50,6 +54,7 @@ class ClubOutbox:
 
     def __init__(self, club, table, journal=None):
         self.club, self.table, self.journal = club, table, journal
+        self.name = journal.name() if journal is not None else None  # the journal's, in every message
         self.events_topic = topic(club, table, "events")
         self._mirror = {}  # match id -> Match replaying the journal's lines (to know results)
         self._events = {}  # match id -> its public events so far (for the record at its end)
@@ -125,7 +130,12 @@ class ClubOutbox:
         return self._record(mid, events)
 
     def _record(self, mid, events):
-        return dumps({"v": VERSION, "kind": "record", "table": self.table, "match": mid, "events": events})
+        return dumps(self.named({"v": VERSION, "kind": "record", "table": self.table, "match": mid,
+                                 "events": events}))
+
+    def named(self, message):
+        """``message`` with the journal's name, when it has one."""
+        return message if self.name is None else dict(message, journal=self.name)
 
     def recent_matches(self, count=2):
         """The latest matches played under this table's name (their records go again)."""
@@ -141,12 +151,12 @@ class ClubOutbox:
         return self._mirror[mid]
 
     def _payload(self, mid, n, event):
-        return dumps(dict(event, v=VERSION, id=[self.table, mid, n], t=round(time.time(), 4)))
+        return dumps(self.named(dict(event, v=VERSION, id=[self.table, mid, n], t=round(time.time(), 4))))
 
     def _set_now(self, mid, n, match):
-        self.now = dumps({"v": VERSION, "kind": "now", "table": self.table, "match": mid, "n": n,
-                          "game": match.game, "seats": list(match.seats), "state": match.state(),
-                          "t": round(time.time(), 4)})
+        self.now = dumps(self.named({"v": VERSION, "kind": "now", "table": self.table, "match": mid, "n": n,
+                                     "game": match.game, "seats": list(match.seats), "state": match.state(),
+                                     "t": round(time.time(), 4)}))
 
 
 def start_event(game, seats, options, started):

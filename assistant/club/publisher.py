@@ -256,7 +256,10 @@ class Publisher(threading.Thread):
         return topic(self.outbox.club, self.outbox.table, "status")
 
     def _status(self, online):
-        return dumps({"v": VERSION, "table": self.outbox.table, "online": online})
+        """Whether the box is there; with its clock's time when it says so (the board compares it with
+        its own to read the box's times of play on one clock: assistant/club/clocks.py)."""
+        return dumps(self.outbox.named({"v": VERSION, "table": self.outbox.table, "online": online,
+                                        "t": round(time.time(), 4)}))
 
     def _goodbye(self, client, inflight, state, wait=1.0):
         """A box stopped in order says it is leaving (a clean disconnect drops the will), and waits

@@ -30,9 +30,13 @@ class BoardMatch:
         self.next = 1        # the next event number to apply
         self.problem = None  # (n, words) when a line was refused
         self.claimed = None  # the box's own last score (shown beside ours, never used)
+        self.scores = {}     # n -> the box's score an event not yet applied says (then only claimed)
 
     def add(self, n, event):
-        """Store event ``n``; apply every event now in order. Returns words for a refusal or None."""
+        """Store event ``n``; apply every event now in order. Returns words for a refusal or None.
+        The box's score leaves the event (kept all night for a rebuild, which needs no score)."""
+        if "score" in event:
+            self.scores[n] = event.pop("score")
         self.events[n] = event
         if n != self.next:
             return None
@@ -45,8 +49,8 @@ class BoardMatch:
         n = self.next
         event = self.events[n]
         self.next += 1
-        if "score" in event:
-            self.claimed = event["score"]
+        if n in self.scores:
+            self.claimed = self.scores.pop(n)
         simple = not (event.get("hidden") or "revealed" in event or event["line"] == "undo")
         if simple and self.problem is None:
             try:

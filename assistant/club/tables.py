@@ -1,0 +1,126 @@
+"""Every table's matches as the board holds them: rebuilt through the engines (:mod:`.replay`),
+events held until the gap before them fills, and the bounds on what one table may hold.
+
+A match is ``(table, journal, match)``: two journals of one table (a box reset, a new SD card)
+are two runs of that table, each numbered from 1, never one added into the other.
+
+Bounds, so that one table's password cannot fill the board's memory (5,000 match starts were
+17 MB): a club night is at most 40 tables of 30 matches, a match 120 to 500 events (towers and
+Twenty-Nine played by the bots), so a table's night is under 15,000 events. A table holds at most
+``MAX_MATCHES`` matches and ``MAX_EVENTS`` events (all its journals together), more than a night
+(about 8 MB of the board's memory: bench/club_memory.py); a match start is taken only while its
+table has room for ``ROOM`` more events (four of the longest matches measured), so the match a box
+plays, once taken, is never cut short by the bound. Beyond them a message is refused with a log
+line (one for a storm of them). Held behind a gap: at most ``MAX_HELD`` events a table (the
+match's record brings a refused one again).
+"""
+import logging
+
+from assistant.club.message import printable
+from assistant.club.replay import BoardMatch
+
+log = logging.getLogger("assistant.club.board")
+MAX_MATCHES = 60          # a table's matches (a night: 30)
+MAX_EVENTS = 20_000       # a table's events (a night: under 15,000)
+ROOM = 2_000              # events a table must have room for to take a new match (a match: 120 to 500)
+MAX_HELD = 5000           # events of one table waiting for a gap to fill: hours of real play
+
+
+class Tables:
+    def __init__(self):
+        self.matches = {}  # (table, journal, match) -> BoardMatch
+        self.early = {}    # (table, journal, match) -> {n: event}: actions before their match's start
+        self.gaps = set()  # (table, journal, match) whose held events wait for earlier ones (logged once)
+        self.first = {}    # (table, journal) -> when the board first received one of its events
+        self.latest = {}   # (table, journal) -> when it received the latest
+        self.size = {}     # table -> [matches, events] held
+
+    def refusal(self, table, journal, mid, n):
+        """Why the table's bounds refuse event ``n`` of match ``mid`` (words), or None."""
+        matches, events = self.size.get(table, (0, 0))
+        new = n == 0 or (table, journal, mid) not in self.matches  # (an action before its start: held for it)
+        if new and (matches >= MAX_MATCHES or events > MAX_EVENTS - ROOM):
+            return (f"the table holds {matches} matches and {events} events, more than a club night: "
+                    f"match {mid} is not taken (at most {MAX_MATCHES} matches, {MAX_EVENTS} events a table; "
+                    "start each club night with a new board file)")
+        if events >= MAX_EVENTS:
+            return (f"the table holds {events} events, more than a club night: match {mid} event {n} is not "
+                    "taken (start each club night with a new board file)")
+        if self.held(table, journal, mid, n) and sum(self.waiting(table)) >= MAX_HELD:
+            return (f"out of order: match {mid} event {n} would be held behind a gap with {MAX_HELD} others "
+                    "of this table (the match's record brings it again)")
+        return None
+
+    def held(self, table, journal, mid, n):
+        """Would event ``n`` wait for earlier ones?"""
+        bm = self.matches.get((table, journal, mid))
+        return n > 0 and (bm is None or n > bm.next)
+
+    def waiting(self, table):
+        for (t, _, _), early in self.early.items():
+            if t == table:
+                yield len(early)
+        for (t, _, _), bm in self.matches.items():
+            if t == table:
+                yield len(bm.events) - (bm.next - 1)
+
+    def runs(self, table):
+        """The table's journals, in the order the board first had them (a box reset: one more)."""
+        return sorted((j for (t, j) in self.first if t == table), key=lambda j: self.first[(table, j)])
+
+    def together(self, table, journal):
+        """Did this journal's events come while the table's journal before it was still sending: two
+        boxes set up with one table's name, not one box reset?"""
+        runs = self.runs(table)
+        k = runs.index(journal) if journal in runs else 0
+        return k > 0 and self.first[(table, journal)] < self.latest[(table, runs[k - 1])]
+
+    def apply(self, table, journal, mid, n, body, received):
+        key = (table, journal, mid)
+        self.first[(table, journal)] = min(received, self.first.get((table, journal), received))
+        self.latest[(table, journal)] = max(received, self.latest.get((table, journal), received))
+        size = self.size.setdefault(table, [0, 0])
+        size[1] += 1
+        if n == 0:
+            try:
+                self.matches[key] = bm = BoardMatch(table, mid, body)
+            except (ValueError, KeyError, TypeError):
+                log.warning("board: table %s match %s cannot be set up", printable(table), mid)
+                return
+            size[0] += 1
+            for k, ev in sorted(self.early.pop(key, {}).items()):
+                self._add(bm, k, ev)
+        elif key not in self.matches:
+            self.early.setdefault(key, {})[n] = body  # before its start (a record may bring it)
+        else:
+            self._add(self.matches[key], n, body)
+        self._gap(key)
+
+    def forget(self, table):
+        """Everything held of ``table`` (to be read again from the board's file)."""
+        for d in (self.matches, self.early, self.first, self.latest):
+            for key in [k for k in d if k[0] == table]:
+                del d[key]
+        self.gaps = {k for k in self.gaps if k[0] != table}
+        self.size.pop(table, None)
+
+    @staticmethod
+    def _add(bm, n, body):
+        refused = bm.add(n, body)
+        if refused:
+            log.warning("board: %s", refused)
+
+    def _gap(self, key):
+        """One log line when a match's gap opens, one when it is filled."""
+        bm = self.matches.get(key)
+        held = len(self.early.get(key, ())) if bm is None else len(bm.events) - (bm.next - 1)
+        table, mid = printable(key[0]), key[2]
+        if held and key not in self.gaps:
+            self.gaps.add(key)
+            want = "its start" if bm is None else f"event {bm.next}"
+            log.info("board: table %s match %s: events arrive before %s; stored and held until it comes",
+                     table, mid, want)
+        elif not held and key in self.gaps:
+            self.gaps.discard(key)
+            log.info("board: table %s match %s: the gap is filled; events up to %s applied in order",
+                     table, mid, bm.next - 1)
