@@ -135,12 +135,13 @@ def start(table, mid, seats=("Ann", "Bob")):
                        "options": {}, "journal": "ab12"}).encode()
 
 
-def test_a_tables_matches_are_bounded_and_a_match_taken_is_never_cut_short(tmp_path, caplog):
+def test_a_tables_matches_are_bounded_and_a_match_taken_is_never_cut_short(tmp_path, caplog, monkeypatch):
     """Fault (attack on the club with one table's password): every match start was kept, each a
     rules engine in the board's memory: 5,000 starts were 17 MB more, and no bound. A table now
-    holds at most MAX_MATCHES matches (a club night: 30) and MAX_EVENTS events; beyond them a
-    start is refused in one log line (for the whole storm), and the match a box was playing goes
-    on to its end: a start is taken only with room for ROOM more events."""
+    adds at most MAX_MATCHES matches (a club night: 30) and MAX_EVENTS events in 12 hours; beyond
+    them a start is refused in one log line (for the whole storm), and the match a box was playing
+    goes on to its end: a start is taken only with room for ROOM more events. The next night it
+    adds a night again (the board keeps a season), after a restart too."""
     from assistant.club import tables
     assert tables.MAX_MATCHES >= 30 and tables.MAX_EVENTS - tables.ROOM >= 30 * 500  # a night never meets them
     caplog.set_level(logging.INFO, logger="assistant.club.board")
@@ -162,6 +163,14 @@ def test_a_tables_matches_are_bounded_and_a_match_taken_is_never_cut_short(tmp_p
         board.receive(topic, payload.encode())
     bm = board.matches[("t1", j.name(), 1)]
     assert bm.next - 1 == len(j.read(1)[1]) and bm.match.state() == t.match.state()
+    board.close()
+    board = Board(str(tmp_path / "b.sqlite3"), "c")  # restarted: the night's count is read from its file
+    board.receive("club/c/t1/events", start("t1", 500))
+    assert ("t1", "ab12", 500) not in board.matches and board.counts["refused"] == 1
+    later = time.time() + tables.NIGHT + 3600  # the next club night: the board keeps every night (a season)
+    monkeypatch.setattr(time, "time", lambda: later)
+    board.receive("club/c/t1/events", start("t1", 501))
+    assert ("t1", "ab12", 501) in board.matches and len(board.matches) == tables.MAX_MATCHES + 2
     board.close()
 
 

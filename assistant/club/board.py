@@ -186,11 +186,11 @@ class Board:
                 raise Refusal(f"match {mid} event {n} differs from the one stored: kept the first")
             self.counts["duplicates"] += 1
             return
-        refused = self.tables.refusal(table, journal, mid, n)
+        received = time.time()
+        refused = self.tables.refusal(table, journal, mid, n, received)
         if refused:
             raise Refusal(refused)
         t = calendar_time(ev.get("t"))
-        received = time.time()
         self.file.add(table, journal, mid, n, json.dumps(body), t, received)
         self.heard[table] = received
         self.counts["stored"] += 1

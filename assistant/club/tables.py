@@ -6,10 +6,12 @@ are two runs of that table, each numbered from 1, never one added into the other
 
 Bounds, so that one table's password cannot fill the board's memory (5,000 match starts were
 17 MB): a club night is at most 40 tables of 30 matches, a match 120 to 500 events (towers and
-Twenty-Nine played by the bots), so a table's night is under 15,000 events. A table holds at most
-``MAX_MATCHES`` matches and ``MAX_EVENTS`` events (all its journals together), more than a night
-(about 8 MB of the board's memory: bench/club_memory.py); a match start is taken only while its
-table has room for ``ROOM`` more events (four of the longest matches measured), so the match a box
+Twenty-Nine played by the bots), so a table's night is under 15,000 events. The board keeps night
+after night (a season: docs/club.md), so the bound is on a night: in any ``NIGHT`` (12 hours, by
+the board's clock, when it received them) a table adds at most ``MAX_MATCHES`` matches and
+``MAX_EVENTS`` events (all its journals together), more than a night has (about 8 MB of the
+board's memory: bench/club_memory.py). A match start is taken only while the table has room in
+its night for ``ROOM`` more events (four of the longest matches measured), so the match a box
 plays, once taken, is never cut short by the bound. Beyond them a message is refused with a log
 line (one for a storm of them). Held behind a gap: at most ``MAX_HELD`` events a table (the
 match's record brings a refused one again).
@@ -20,8 +22,9 @@ from assistant.club.message import printable
 from assistant.club.replay import BoardMatch
 
 log = logging.getLogger("assistant.club.board")
-MAX_MATCHES = 60          # a table's matches (a night: 30)
-MAX_EVENTS = 20_000       # a table's events (a night: under 15,000)
+NIGHT = 12 * 3600         # seconds: the bounds are on what a table adds in this long
+MAX_MATCHES = 60          # a table's matches in a NIGHT (a club night: 30)
+MAX_EVENTS = 20_000       # a table's events in a NIGHT (a club night: under 15,000)
 ROOM = 2_000              # events a table must have room for to take a new match (a match: 120 to 500)
 MAX_HELD = 5000           # events of one table waiting for a gap to fill: hours of real play
 
@@ -33,19 +36,25 @@ class Tables:
         self.gaps = set()  # (table, journal, match) whose held events wait for earlier ones (logged once)
         self.first = {}    # (table, journal) -> when the board first received one of its events
         self.latest = {}   # (table, journal) -> when it received the latest
-        self.size = {}     # table -> [matches, events] held
+        self.added = {}    # table -> {hour: [matches, events]} the board received in that hour
 
-    def refusal(self, table, journal, mid, n):
-        """Why the table's bounds refuse event ``n`` of match ``mid`` (words), or None."""
-        matches, events = self.size.get(table, (0, 0))
+    def tonight(self, table, now):
+        """``(matches, events)`` the table added in the ``NIGHT`` before ``now``."""
+        hours = self.added.get(table, {})
+        for hour in [h for h in hours if h <= (now - NIGHT) // 3600]:
+            del hours[hour]
+        return sum(m for m, _ in hours.values()), sum(e for _, e in hours.values())
+
+    def refusal(self, table, journal, mid, n, now):
+        """Why the table's bounds refuse event ``n`` of match ``mid``, received ``now`` (words), or None."""
+        matches, events = self.tonight(table, now)
         new = n == 0 or (table, journal, mid) not in self.matches  # (an action before its start: held for it)
         if new and (matches >= MAX_MATCHES or events > MAX_EVENTS - ROOM):
-            return (f"the table holds {matches} matches and {events} events, more than a club night: "
-                    f"match {mid} is not taken (at most {MAX_MATCHES} matches, {MAX_EVENTS} events a table; "
-                    "start each club night with a new board file)")
+            return (f"the table added {matches} matches and {events} events in 12 hours, more than a club night: "
+                    f"match {mid} is not taken (at most {MAX_MATCHES} matches, {MAX_EVENTS} events a table in 12 hours)")
         if events >= MAX_EVENTS:
-            return (f"the table holds {events} events, more than a club night: match {mid} event {n} is not "
-                    "taken (start each club night with a new board file)")
+            return (f"the table added {events} events in 12 hours, more than a club night: match {mid} event {n} "
+                    "is not taken")
         if self.held(table, journal, mid, n) and sum(self.waiting(table)) >= MAX_HELD:
             return (f"out of order: match {mid} event {n} would be held behind a gap with {MAX_HELD} others "
                     "of this table (the match's record brings it again)")
@@ -79,15 +88,15 @@ class Tables:
         key = (table, journal, mid)
         self.first[(table, journal)] = min(received, self.first.get((table, journal), received))
         self.latest[(table, journal)] = max(received, self.latest.get((table, journal), received))
-        size = self.size.setdefault(table, [0, 0])
-        size[1] += 1
+        added = self.added.setdefault(table, {}).setdefault(received // 3600, [0, 0])
+        added[1] += 1
         if n == 0:
             try:
                 self.matches[key] = bm = BoardMatch(table, mid, body)
             except (ValueError, KeyError, TypeError):
                 log.warning("board: table %s match %s cannot be set up", printable(table), mid)
                 return
-            size[0] += 1
+            added[0] += 1
             for k, ev in sorted(self.early.pop(key, {}).items()):
                 self._add(bm, k, ev)
         elif key not in self.matches:
@@ -102,7 +111,7 @@ class Tables:
             for key in [k for k in d if k[0] == table]:
                 del d[key]
         self.gaps = {k for k in self.gaps if k[0] != table}
-        self.size.pop(table, None)
+        self.added.pop(table, None)
 
     @staticmethod
     def _add(bm, n, body):
