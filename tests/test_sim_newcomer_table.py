@@ -333,3 +333,16 @@ def test_an_empty_state_dir_says_where_the_temporary_journal_is():
     finally:
         import shutil
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_back_on_a_fresh_boxs_house_rules_or_seats_goes_back_to_the_choice_of_game(tmp_path):
+    """Fault: on a fresh box (no match yet), a newcomer who chose the wrong game could not go
+    back: Back on the house rules or on "P1: tap player tag" did nothing, and only a match begun
+    and then abandoned led back to the choice of game."""
+    out = piped(["sim", "--state-dir", tmp_path, "--player", "Ann", "--player", "Bob"],
+                "d\n\nb\n\nAnn\nb\n\nq\n")
+    screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
+    assert [s.split(":")[0] for s in screens] == [
+        "New match", "New match", "House rules", "New match",  # Back: the choice of game again
+        "P1", "P2", "New match", "P1"]  # Back from P2's tag: the seats taken so far are let go
+    assert screens[-1] == "P1: tap player tag: [Guest]"

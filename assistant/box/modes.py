@@ -69,6 +69,7 @@ def press(table, name):
 
 # alerts said of the open menu (a card tapped over it, a player's tag refused while the seats are
 # taken): stale once OK or Back moves the menu on, so they never stay over what comes after it
+GAME_MENU = "New match"  # the title of the choice of game (table_menus.game_menu)
 MENU_ALERTS = ("menu-first", "player-tag", "too-few-pads")
 
 
@@ -77,10 +78,13 @@ def _menu(table, name):
     if name in ("left", "right"):
         table.menu = menu.moved(-1 if name == "left" else 1)
         return True
-    if table.alert_cause in MENU_ALERTS:
+    cleared = table.alert_cause in MENU_ALERTS
+    if cleared:
         table.alert = None
     if name == "back" and table.match is not None:
         table.menu = None
+    elif name == "back" and menu.title != GAME_MENU and not cleared:  # a fresh box: the choice of game
+        table.choose_game()
     elif name == "ok":
         table.menu = None
         menu.items[menu.selected][1]()

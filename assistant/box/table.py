@@ -255,6 +255,11 @@ class Table:
     def main_menu(self):
         table_menus.main_menu(self)
 
+    def choose_game(self):
+        """The choice of game again (Back on a fresh box's house rules, seats or menu)."""
+        self.seating = None
+        table_menus.game_menu(self)
+
     # -- buttons ------------------------------------------------------------------------
 
     def _button(self, name, held):

@@ -10,7 +10,7 @@ from a list here.
 from assistant.rules.match import engine_class
 from assistant.rules.scenario import GAME_OPTIONS, GAMES, Action
 from assistant.box.journal import JournalError
-from assistant.box.modes import MenuMode
+from assistant.box.modes import GAME_MENU, MenuMode
 from assistant.box.table_view import DESKS, desk
 
 
@@ -84,7 +84,7 @@ def game_menu(table):
     games = list(DESKS)
     items = tuple((engine_class(g).title, lambda g=g: _chosen(table, g)) for g in games)
     sel = games.index(table.default_game) if table.default_game in games else 0
-    table.menu = MenuMode("New match", items, sel)
+    table.menu = MenuMode(GAME_MENU, items, sel)
 
 
 def seats_without_a_pad(pads, game):
