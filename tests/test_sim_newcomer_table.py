@@ -346,3 +346,23 @@ def test_back_on_a_fresh_boxs_house_rules_or_seats_goes_back_to_the_choice_of_ga
         "New match", "New match", "House rules", "New match",  # Back: the choice of game again
         "P1", "P2", "New match", "P1"]  # Back from P2's tag: the seats taken so far are let go
     assert screens[-1] == "P1: tap player tag: [Guest]"
+
+
+def test_the_sims_notes_at_start_are_broken_between_words_to_fit(tmp_path):
+    """Fault: the first line of `python3 dev.py run sim` ("the journal is in ..., a new temporary
+    folder; to keep the match...") was broken by the terminal in the middle of a word ("to k" /
+    "eep"), as were the notes on a match in play of another game or other house rules."""
+    piped(["sim", "--state-dir", tmp_path], "\nJS\nq\n")  # a towers match in play
+    out = in_terminal(["sim", "--state-dir", tmp_path, "--game", "twenty-nine"], "q\n", columns=80)
+    note = out[out.index("card-assistant sim:"):out.index("card-assistant sim: type")]
+    assert all(len(ln) <= 80 for ln in note.split("\n")) and len(note.split("\n")) > 2, out[:500]
+    assert "holds a Towers match in play, which goes on; --game twenty-nine" in " ".join(note.split())
+    fresh = in_terminal(["sim"], "q\n", columns=80)
+    folder = fresh.split("the journal is in ")[1].split(",")[0]
+    try:
+        note = fresh[fresh.index("card-assistant sim:"):fresh.index("card-assistant sim: type")]
+        assert all(len(ln) <= 80 for ln in note.split("\n")), note
+        assert "to keep the match and resume it after quitting" in " ".join(note.split())
+    finally:
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)

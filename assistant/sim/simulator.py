@@ -249,19 +249,20 @@ def main(argv):
         print(f"card-assistant sim: {state_dir} is in use by another card-assistant sim: quit that one "
               f"first (two boxes on one journal would each refuse the other's actions)", file=sys.stderr)
         return 1
+    from assistant.sim.keyboard import say  # the notes, broken between words to fit a terminal
     try:
         sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan,
                      args.player, club=args.club_cfg).start()
         if args.resuming_other:
             from assistant.rules.match import engine_class
-            print(f"card-assistant sim: {args.state_dir} holds a {engine_class(args.resuming_other).title} "
-                  f"match in play, which goes on; --game {args.game} is offered first at the next new "
-                  f"match (hold OK: the menu)")
+            say(f"card-assistant sim: {args.state_dir} holds a {engine_class(args.resuming_other).title} "
+                f"match in play, which goes on; --game {args.game} is offered first at the next new "
+                f"match (hold OK: the menu)")
         if other_rules_words(args):
-            print(other_rules_words(args))
+            say(other_rules_words(args))
         if not args.state_dir:  # quit and start again: a fresh journal, unless it is named ('' names none)
-            print(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
-                  f"the match and resume it after quitting, start with --state-dir FOLDER")
+            say(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
+                f"the match and resume it after quitting, start with --state-dir FOLDER")
     except OSError as e:  # the simulator's own deck or players file: its path in words, no errno
         print(f"card-assistant sim: cannot write {e.filename2 or e.filename}: {e.strerror}", file=sys.stderr)
         return 1
