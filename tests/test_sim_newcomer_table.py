@@ -1,7 +1,15 @@
 """What a third newcomer met at the keyboard simulator (`card-assistant sim` in a terminal, as the
 README says to play it): each test names the fault and plays the real command."""
+import fcntl
+import os
+import pty
+import select
+import shutil
+import signal
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -65,9 +73,6 @@ def test_a_card_tapped_on_a_fresh_box_says_to_choose_a_game_not_to_press_back(tm
 
 
 def cli(*args):
-    import subprocess
-    import sys
-    from test_sim_newcomer import ROOT, environ
     return subprocess.run([sys.executable, "-m", "assistant.cli", *args], capture_output=True, text=True,
                           timeout=60, cwd=ROOT, env=environ())
 
@@ -128,7 +133,6 @@ def test_dev_py_web_help_is_its_own_and_it_refuses_the_pages_other_options(tmp_p
     """Fault: `python3 dev.py web --help` printed `card-assistant web --help` (its --state-dir,
     --config and --runtime-dir, which dev.py web sets itself) and exited 1; `dev.py web
     --state-dir DIR` started a page on DIR and then the bots on .play/."""
-    import pytest
     from test_sim_fixes import load_dev
     dev = load_dev()
     monkeypatch.setattr(dev, "ROOT", tmp_path)
@@ -151,16 +155,6 @@ def test_back_from_ctrl_z_the_sim_says_its_screen_and_prompt_again(tmp_path):
     """Fault: after Ctrl-Z and `fg` the sim showed nothing (its prompt was above the shell's
     lines), so it looked hung until a key was typed blind. SIGSTOP and SIGCONT are what the
     shell sends; the sim's box runs threads, so SIGCONT may land on any of them."""
-    import fcntl
-    import os
-    import pty
-    import signal
-    import struct
-    import subprocess
-    import sys
-    import select
-    import termios
-    from test_sim_newcomer import ROOT, environ
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
     proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(tmp_path)],
@@ -331,7 +325,6 @@ def test_an_empty_state_dir_says_where_the_temporary_journal_is():
     try:
         assert (Path(folder) / "journal.sqlite3").exists()
     finally:
-        import shutil
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -364,5 +357,4 @@ def test_the_sims_notes_at_start_are_broken_between_words_to_fit(tmp_path):
         assert all(len(ln) <= 80 for ln in note.split("\n")), note
         assert "to keep the match and resume it after quitting" in " ".join(note.split())
     finally:
-        import shutil
         shutil.rmtree(folder, ignore_errors=True)
