@@ -249,8 +249,8 @@ def test_a_towers_hand_can_be_followed_from_the_screens(tmp_path):
     tap(1, "9C")                                     # P1's discard, face down
     press("ok")                                      # a stray OK: no for 2
     for pad, c in ((2, "AS"), (1, "KS"), (2, "AD"), (1, "KD"), (2, "AC"), (1, "KC"), (2, "QS"), (1, "10S"),
-                   (2, "QD"), (1, "AH"), (1, "KH"), (2, "QH"), (1, "JD"), (2, "10H")):
-        tap(pad, c)
+                   (2, "QD"), (1, "9H"), (1, "KH"), (2, "QH"), (1, "JD"), (2, "10H")):
+        tap(pad, c)                                  # P1 plays the up-card it holds (S1)
     text = "\n".join(steps)
     for want in ("J♠ to P1: P1 deals / P1 deals 7 each / then tap the up-card",
                  "P1: discard face down / on P1's pad; P2 leads",

@@ -611,7 +611,7 @@ def test_towers_claim_after_the_hand_says_it_replaces_the_result(towers):
     e = towers.table.match.engine
     # the rest of the hand: P2 leads and wins every trick it can, P1 follows
     rest = [(2, "AH"), (1, "KH"), (2, "QH"), (1, "JH"), (2, "AD"), (1, "KD"), (2, "QD"), (1, "JD"),
-            (2, "AC"), (1, "QC")]
+            (2, "AC"), (1, "9H")]  # P1's last card is the up-card it picked up (S1)
     for pad, c in rest:
         if e.phase != "play":
             break

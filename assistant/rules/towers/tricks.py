@@ -66,6 +66,8 @@ class Tricks:
             other = self.known[1 - seat]
             if other is not None and c in other:
                 raise Refused("card-elsewhere", not_held_words(self.seats[seat]))
+            if c != self.up_card and self._last_card_is_the_up_card(seat):
+                raise Refused("not-held", not_held_words(self.seats[seat]))
         if not self.trick:
             return None
         effective = EFFECTIVE[self.trump]
@@ -76,6 +78,12 @@ class Tricks:
         if held == SURE:
             raise Refused("must-follow", f"{self.seats[seat]} must follow {suit_words(led)}")
         return led if held == MAYBE else None
+
+    def _last_card_is_the_up_card(self, seat):
+        """S1: the dealer surely holds the picked-up up-card (the discard recorded as another
+        card); with one card left to play, it is the only card they hold."""
+        left = self.hand_size - self.done - any(s == seat for s, _ in self.trick)
+        return left == 1 and self.holds(seat, self.trump) == SURE and self.known[seat] is None
 
     def _finish_trick(self):
         (s1, c1), (s2, c2) = self.trick
