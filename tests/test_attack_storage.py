@@ -233,3 +233,32 @@ def test_a_card_the_kernel_turns_read_only_mid_match_is_said_to_be_read_only(tmp
         pytest.skip(f"no loop device or mount here: {got.stderr[:120]}")
     assert got.returncode == 0 and "Traceback" not in got.stderr, got.stderr
     assert got.stdout == f"the storage card is mounted read-only ({mnt}/state): this action was not saved\n", got.stdout
+
+
+def test_a_link_in_place_of_the_count_record_never_writes_through_it(tmp_path, caplog):
+    """Fault (a link at journal.sqlite3.count, here to the journal itself): the record was written
+    through the link, 64 bytes over the journal's header at every action while the box ran ("count1
+    4 49 ..." where "SQLite format 3" belongs: a power cut then left a journal with no header, and
+    export and the web page read a file that was not a database); the log said the record "holds
+    no readable record". Now a link is not the record: one log line says it is not a file, nothing
+    is written through it, the box plays on."""
+    import logging
+    from assistant.rules.scenario import Action
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", 5),))
+    record = Path(str(path) + ".count")
+    record.unlink()
+    record.symlink_to(path.name)
+    with caplog.at_level(logging.WARNING, logger="card-assistant"):
+        j = Journal(str(path))
+        j.resume()
+        j.new_match("towers", ("P1", "P2"), {})
+        for _ in range(3):
+            j.append(Action("pass"), ("P1", "P2"))
+        with open(path, "rb") as f:
+            head = f.read(16)
+        j.close()
+    assert head == b"SQLite format 3\x00"
+    said = [m for m in caplog.messages if "count record" in m]
+    assert len(said) == 1 and f"{record} is not a file" in said[0], caplog.messages
+    assert record.is_symlink() and len(lines(path)) == 8

@@ -243,9 +243,10 @@ def _sync_dir(path):
 
 def _open_file(path, flags):
     """A descriptor of the regular file at ``path``; OSError for anything else: a pipe in its
-    place held the box's start for ever (opening one waits for the other end)."""
+    place held the box's start for ever (opening one waits for the other end), and a link had the
+    record written through it (one to the journal wrote it over the journal's header)."""
     import stat
-    fd = os.open(path, flags | os.O_NONBLOCK, 0o600)
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_NOFOLLOW, 0o600)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise OSError(errno.EINVAL, "not a file")

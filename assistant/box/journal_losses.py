@@ -34,8 +34,8 @@ class Losses:
         """Compare the journal with its count record; say what the storage lost; record anew."""
         saved = self.record.read()
         if saved is None and os.path.lexists(self.record.path):
-            self._record_problem("holds no readable record" if os.path.isfile(self.record.path)
-                                 else "is not a file")
+            self._record_problem("is not a file" if os.path.islink(self.record.path)
+                                 or not os.path.isfile(self.record.path) else "holds no readable record")
         latest = self.db.execute("SELECT max(id) FROM matches").fetchone()[0] or 0
         if saved is not None:
             match, count, total = saved
