@@ -528,3 +528,35 @@ def test_a_reboot_is_asked_for_while_the_i2c_bus_is_missing(tmp_path):
     (box.root / "dev/i2c-1").touch()  # the bus is there (rebooted, or I2C was on already)
     box.run()
     assert "reboot needed" not in box.stdout
+
+
+# ---- a mistake in the config stops the unit once, it does not restart it for ever -------------
+
+UNITS = [UNIT, UNIT.with_name("card-assistant-web.service"), UNIT.with_name("card-assistant-board.service")]
+
+
+@pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
+def test_fault_a_config_mistake_fails_the_unit_once_instead_of_a_restart_loop(unit):
+    """Fault (Pi owner, systemd chroot): a misspelt key in /etc/card-assistant/config.toml made the
+    service exit 2 with its one line, and Restart=on-failure with StartLimitIntervalSec=0 started
+    it again every 5 s for ever: 'activating (auto-restart)' in `systemctl status` and the same
+    line 17,280 times a day, while hardware/BUILD.md says a misspelt key stops the box. Exit
+    status 2 is what every command gives for a mistake in its config or arguments (nothing a
+    restart mends): the unit stops there, failed, with the line; any other failure (a watchdog
+    kill, a crash, a journal locked for a moment) is still restarted."""
+    lines = [(k, v) for s, k, v in unit_lines(unit) if s == "Service"]
+    assert ("Restart", "on-failure") in lines
+    assert ("RestartPreventExitStatus", "2") in lines, f"{unit.name}: a config mistake restarts for ever"
+
+
+def test_a_config_mistake_exits_with_the_status_the_units_do_not_restart(tmp_path):
+    """The other half of the fault above: the daemon and the web page say a misspelt key in one
+    line and exit 2 (the status RestartPreventExitStatus names), not 1 (restarted)."""
+    conf = tmp_path / "config.toml"
+    conf.write_text("[table]\ndeal_scn = false\n", encoding="utf-8")
+    exe = Path(sys.executable).with_name("card-assistant")
+    for cmd in (["run"], ["web"]):
+        res = run([exe, *cmd, "--config", conf, "--state-dir", tmp_path], timeout=60)
+        assert res.returncode == 2, (cmd, res.returncode, res.stderr)
+        assert "deal_scn" in res.stderr and "Traceback" not in res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1, res.stderr
