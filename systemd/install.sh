@@ -21,7 +21,8 @@
 #   venv      /opt/card-assistant/venv with --system-site-packages, so the apt python3-lgpio
 #             is importable (Bookworm's Python is "externally managed" (PEP 668): pip only ever
 #             runs inside this venv, never on the system Python)
-#   pip       the package, from a temporary copy of this checkout, into the venv
+#   pip       the package, from a temporary copy of this checkout, into the venv; the command
+#             /usr/local/bin/card-assistant (a link into the venv), so `card-assistant` works
 #   udev      hardware/99-card-assistant-reader.rules -> /etc/udev/rules.d (/dev/card-reader)
 #   modules   i2c-dev and cdc_acm loaded at every boot (the unit's device ACL names their classes)
 #   i2c       I2C on at 400 kHz in config.txt (raspi-config too, where it is installed)
@@ -61,6 +62,7 @@ WEB_UNIT_DST=$DESTDIR/etc/systemd/system/card-assistant-web.service
 UDEV_DST=$DESTDIR/etc/udev/rules.d/99-card-assistant-reader.rules
 MODULES_DST=$DESTDIR/etc/modules-load.d/card-assistant.conf
 BOARD_UNIT_DST=$DESTDIR/etc/systemd/system/card-assistant-board.service
+CMD_LINK=$DESTDIR/usr/local/bin/card-assistant  # the command the docs and the box's log lines name
 BOARD_ENV=$CONF_DIR/board.env
 BOARD_PW=$CONF_DIR/board-password
 CLUB_PW=$CONF_DIR/club-passwords
@@ -365,6 +367,9 @@ do_pip() {
     run "$VENV/bin/python" -m pip install --upgrade "$BUILD_SRC"
     run "$VENV/bin/card-assistant" --help
     run rm -rf "$BUILD_SRC"
+    note "the command on every user's PATH, as the docs name it (card-assistant players, enroll, export, --version)"
+    run install -d -m 0755 "$(dirname "$CMD_LINK")"
+    run ln -sfn "${VENV#"$DESTDIR"}/bin/card-assistant" "$CMD_LINK"
 }
 
 do_udev() {
@@ -485,6 +490,7 @@ remove_venv() {
         note "kept: $2 runs from it"
     else
         run rm -rf "$PREFIX"
+        run rm -f "$CMD_LINK"
     fi
 }
 

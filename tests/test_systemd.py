@@ -560,3 +560,19 @@ def test_a_config_mistake_exits_with_the_status_the_units_do_not_restart(tmp_pat
         assert res.returncode == 2, (cmd, res.returncode, res.stderr)
         assert "deal_scn" in res.stderr and "Traceback" not in res.stderr
         assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_fault_the_card_assistant_command_is_on_the_path_after_install_and_gone_after_uninstall(tmp_path):
+    """Fault (Pi owner, systemd chroot): after `sudo systemd/install.sh` the command every doc and
+    the box's own log name (`card-assistant players add NAME`, `card-assistant enroll ...`,
+    `card-assistant export`, `card-assistant --version`) was 'command not found': it lived only
+    in /opt/card-assistant/venv/bin. The install links it into /usr/local/bin (on the PATH of
+    every user and of sudo); --uninstall removes the link with the venv."""
+    box = Sandbox(tmp_path)
+    box.run()
+    link = box.path("/usr/local/bin/card-assistant")
+    assert link.is_symlink() and os.readlink(link) == "/opt/card-assistant/venv/bin/card-assistant"
+    box.run()  # an upgrade: the link is made again, not refused because it exists
+    assert os.readlink(link) == "/opt/card-assistant/venv/bin/card-assistant"
+    box.run("--uninstall")
+    assert not link.is_symlink() and not link.exists()
