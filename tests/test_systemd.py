@@ -576,3 +576,20 @@ def test_fault_the_card_assistant_command_is_on_the_path_after_install_and_gone_
     assert os.readlink(link) == "/opt/card-assistant/venv/bin/card-assistant"
     box.run("--uninstall")
     assert not link.is_symlink() and not link.exists()
+
+
+def test_fault_a_club_box_reaches_its_broker_on_the_clubs_network_only():
+    """Fault (club organiser, systemd chroot): a box set up as docs/club.md says ([club] broker =
+    "mqtt://BOARD-PI.local:1883" in the config, then a restart) never reached the broker under the
+    installed unit: PrivateNetwork=yes and RestrictAddressFamilies=AF_UNIX, so the journal said
+    'club: broker ... not reached (OSError)' for the whole evening and the board never heard of
+    the table. The unit now lets the box out to the club's own network only (as the board's
+    unit): loopback, link-local and the private ranges; nothing on the internet."""
+    assert values("PrivateNetwork") in ([], ["no"])
+    families = " ".join(values("RestrictAddressFamilies")).split()
+    assert {"AF_INET", "AF_INET6", "AF_UNIX"} == set(families)
+    assert values("IPAddressDeny") == ["any"]
+    allowed = " ".join(values("IPAddressAllow")).split()
+    for net in ("localhost", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"):
+        assert net in allowed
+    assert "any" not in allowed and "0.0.0.0/0" not in allowed
