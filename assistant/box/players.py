@@ -88,7 +88,8 @@ def load_players(state_dir):
         if what_is_at(path) is None:
             return {}
     except OSError as e:  # a folder it may not read, a name too long
-        raise PlayersError(f"cannot read the players: {path} cannot be read ({e.strerror})") from None
+        hint = ": run this as the box's user, or with sudo" if isinstance(e, PermissionError) else ""
+        raise PlayersError(f"cannot read the players: {path} cannot be read ({e.strerror}){hint}") from None
     try:
         text = read_text(path)
     except ValueError as e:
