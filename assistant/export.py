@@ -49,7 +49,14 @@ def export(args):
     if state_dir_problem(state_dir):
         raise ExportError(state_dir_problem(state_dir))
     path = os.path.join(state_dir, "journal.sqlite3")
-    if not os.access(path, os.R_OK) and os.path.exists(path):
+    try:
+        os.stat(path)  # the box's state folder (0700) as another user: not 'no journal there'
+        unreadable = not os.access(path, os.R_OK)
+    except PermissionError:
+        unreadable = True
+    except OSError:
+        unreadable = False
+    if unreadable:
         raise ExportError(f"{path}: cannot be read (permission denied): run it with sudo")
     try:
         journal = Journal(path, readonly=True)

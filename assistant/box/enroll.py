@@ -115,8 +115,13 @@ def parse_args(argv):
 def deck_problem(args):
     """Why the deck file cannot be used as asked, or None; checked before the first tap."""
     deck = args.deck
-    if args.verify and not deck.is_dir():
-        return None if deck.exists() else f"there is no deck file {deck} to verify"
+    if args.verify:
+        try:
+            is_dir, exists = deck.is_dir(), deck.exists()
+        except PermissionError:  # the box's state folder (0700) typed as another user
+            return f"{deck} cannot be read (Permission denied): run this as the box's user, or with sudo"
+        if not is_dir:
+            return None if exists else f"there is no deck file {deck} to verify"
     return cannot_write(deck)
 
 
