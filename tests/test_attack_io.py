@@ -34,6 +34,21 @@ def start_box(tmp_path, state_dir, **environ):
     return proc, notify
 
 
+def ready_then_stopped(proc, notify):
+    """Wait for the box's READY=1, check that it runs on, stop it (SIGTERM); its standard error."""
+    try:
+        while "READY=1" not in notify.recv(4096).decode().split("\n"):
+            pass
+        assert proc.poll() is None  # it runs on
+        proc.send_signal(signal.SIGTERM)
+        return proc.communicate(timeout=HANG)[1]
+    finally:
+        notify.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.mark.parametrize("where", ["a file", "a folder under a file"])
 def test_a_state_folder_that_cannot_hold_the_journal_is_one_line_at_start(tmp_path, where):
     """Fault (known since the last attack): `card-assistant run` on a state folder that is a file
@@ -44,17 +59,7 @@ def test_a_state_folder_that_cannot_hold_the_journal_is_one_line_at_start(tmp_pa
     blocker.write_text("not a folder\n")
     state = blocker if where == "a file" else blocker / "state"
     proc, notify = start_box(tmp_path, state)
-    try:
-        while "READY=1" not in notify.recv(4096).decode().split("\n"):
-            pass
-        assert proc.poll() is None  # it runs on, showing the problem
-        proc.send_signal(signal.SIGTERM)
-        err = proc.communicate(timeout=HANG)[1]
-    finally:
-        notify.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    err = ready_then_stopped(proc, notify)
     about = [line for line in err.splitlines() if str(blocker) in line]
     assert len(about) == 1 and about[0].startswith("ERROR card-assistant: "), err
     assert "Traceback" not in err and "internal error" not in err
@@ -180,16 +185,20 @@ def test_a_request_the_standard_library_refuses_gets_one_plain_line(tmp_path, re
     assert b"text/html" not in head and "Traceback" not in err
 
 
-def test_the_board_page_refuses_a_method_in_one_plain_line(tmp_path):
-    from assistant.club.board import Board
+def board_answer(board, request):
+    """The board's page's raw answer to ``request``; the board is closed after."""
     from assistant.club.page import serve
-    board = Board(str(tmp_path / "b.sqlite3"), "c")
     server = serve(board, "127.0.0.1", 0)
     try:
-        answer = raw_answer(server.server_address[1], b"POST / HTTP/1.0\r\n\r\n")
+        return raw_answer(server.server_address[1], request)
     finally:
         server.shutdown()
         board.close()
+
+
+def test_the_board_page_refuses_a_method_in_one_plain_line(tmp_path):
+    from assistant.club.board import Board
+    answer = board_answer(Board(str(tmp_path / "b.sqlite3"), "c"), b"POST / HTTP/1.0\r\n\r\n")
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.0 501 ") and body == b"501 Unsupported method ('POST')\n", answer
 
@@ -233,17 +242,7 @@ def test_a_watchdog_interval_no_clock_holds_is_one_line_and_the_box_runs(tmp_pat
     error (ValueError)", exit 70, and systemd restarted it in a loop; other digits ('²') were
     ignored without a word. Now it is one line, and the box runs without a watchdog to feed."""
     proc, notify = start_box(tmp_path, tmp_path / "state", WATCHDOG_USEC=usec)
-    try:
-        while "READY=1" not in notify.recv(4096).decode().split("\n"):
-            pass
-        assert proc.poll() is None
-        proc.send_signal(signal.SIGTERM)
-        err = proc.communicate(timeout=HANG)[1]
-    finally:
-        notify.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    err = ready_then_stopped(proc, notify)
     assert proc.returncode == 0, err
     about = [line for line in err.splitlines() if "WATCHDOG_USEC" in line]
     assert len(about) == 1 and len(about[0]) < 200 and "Traceback" not in err, err
@@ -423,7 +422,6 @@ def test_nan_or_infinity_in_a_club_message_is_refused_and_api_club_stays_json(tm
     import json
     import sqlite3
     from assistant.club.board import Board
-    from assistant.club.page import serve
     start = {"v": 1, "id": ["t1", 1, 0], "kind": "start", "game": "towers", "seats": ["Ann", "Bob"],
              "options": {}, "started": 1.7e9, "t": 1.7e9}
     flip = {"kind": "action", "line": "flip P1 JS", "hand": 1, "score": [0, float("inf")]}
@@ -444,13 +442,7 @@ def test_nan_or_infinity_in_a_club_message_is_refused_and_api_club_stays_json(tm
     if where != "file":
         board.receive(*bad)
         assert board.counts["refused"] == 1
-    server = serve(board, "127.0.0.1", 0)
-    try:
-        answer = raw_answer(server.server_address[1], b"GET /api/club HTTP/1.0\r\n\r\n")
-    finally:
-        server.shutdown()
-        board.close()
-    head, _, body = answer.partition(b"\r\n\r\n")
+    head, _, body = board_answer(board, b"GET /api/club HTTP/1.0\r\n\r\n").partition(b"\r\n\r\n")
 
     def strict(constant):
         raise ValueError(f"{constant} is no JSON")
