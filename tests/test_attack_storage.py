@@ -262,3 +262,46 @@ def test_a_link_in_place_of_the_count_record_never_writes_through_it(tmp_path, c
     said = [m for m in caplog.messages if "count record" in m]
     assert len(said) == 1 and f"{record} is not a file" in said[0], caplog.messages
     assert record.is_symlink() and len(lines(path)) == 8
+
+
+def test_a_damaged_journal_of_a_newer_card_assistant_is_left_as_it_is(tmp_path):
+    """Fault (a journal written by a newer card-assistant, schema 2, after a power cut and with junk
+    in its -wal, opened by this version): it was "repaired" into a schema 1 journal, the newer
+    version's files set aside, although a newer journal is never read, written or set aside by this
+    version (only the newer one knows its rows). Now the damage is left for that version: the
+    files are as they were, byte for byte, and the box says the journal is from a newer version."""
+    from assistant.box.journal_files import JournalTooNew
+    from test_journal_wal import digests
+    src = tmp_path / "writer" / "journal.sqlite3"
+    _, box = fill(src, (("towers-random.scn", None), ("twenty-nine-random.scn", None)), close=False)
+    box.db.execute("UPDATE meta SET value='2' WHERE key='schema'")  # as a newer card-assistant writes it
+    path, _ = cut_power(src, box, tmp_path / "state")
+    overwrite(str(path) + "-wal", 32 + 5 * 4120 + 50, bytes(range(256)) * 8)
+    before = digests(path.parent)
+    with pytest.raises(JournalTooNew, match="newer card-assistant"):
+        Journal(str(path))
+    assert digests(path.parent) == before
+
+
+def test_a_wal_of_gigabytes_on_a_box_of_1_gb_is_not_a_crash_at_start(tmp_path):
+    """Fault (a -wal of 2 GB beside a sound journal: one grown while a reader held SQLite's
+    checkpoints back, or a size a damaged file system reports), on a box whose memory is 1 GB (here
+    the sim's address space limited to 1.2 GB): the start read the whole -wal into memory and
+    ended in "internal error (MemoryError)", a restart loop for the service. Now a large -wal is
+    mapped, not read, or left to SQLite when even that cannot be done: the box starts and plays."""
+    import resource
+    state = tmp_path / "state"
+    fill(state / "journal.sqlite3", (("towers-random.scn", 20),))
+    with open(str(state / "journal.sqlite3") + "-wal", "wb") as f:
+        f.truncate(2 << 30)  # sparse: no disk is used
+
+    def small_box():
+        resource.setrlimit(resource.RLIMIT_AS, (1200 << 20, 1200 << 20))
+
+    played = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--bots", "--matches", "1", "--seed", "1",
+                             "--state-dir", str(state)], cwd=ROOT, capture_output=True, text=True, timeout=HANG,
+                            stdin=subprocess.DEVNULL, preexec_fn=small_box)
+    assert played.returncode == 0 and "internal error" not in played.stderr, played.stderr
+    out = tmp_path / "out"
+    assert card_assistant("export", "--all", "--state-dir", state, out).returncode == 0
+    assert sorted(p.name for p in out.iterdir()) == ["match-1.scn", "match-2.scn"]

@@ -227,6 +227,7 @@ class Opening:
         look = self._look
         try:
             found = read()
+            self._too_new(found.schema)  # a newer card-assistant's journal is left as it is, damaged or not
             aside = files.replace_with_recovered(
                 self.path, lambda tmp: write_recovered(tmp, found, SCHEMA, SCHEMA_VERSION),
                 had=look.had, shm=look.shm, aside=aside)

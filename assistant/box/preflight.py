@@ -39,6 +39,24 @@ def _read(path, limit=None):
         return None
 
 
+MAP_FROM = 1 << 26  # a -wal is about 4 MB (SQLite checkpoints at 1,000 pages): past 64 MB it is mapped
+
+
+def read_wal(path):
+    """A -wal's bytes, read whole, or mapped when large: a -wal of gigabytes (grown while a reader
+    held SQLite's checkpoints back, or a size a damaged file system reports) was read into memory
+    and the start ended in "internal error (MemoryError)" on a 1 GB box. None when it cannot be
+    read or mapped (permissions, a 32-bit box's address space): SQLite then reads it as before."""
+    import mmap
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size <= MAP_FROM:
+                return f.read()
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, OverflowError, MemoryError):
+        return None
+
+
 def page_size(head):
     """The page size a database header records, or None."""
     if len(head) < 100 or head[:16] != MAGIC:
@@ -55,7 +73,7 @@ def inspect(path, deep=True):
     had = tuple(s for s in ("", "-wal", "-shm") if os.path.isfile(path + s))
     size = os.path.getsize(path) if "" in had else 0
     head = _read(path, 100) if size else b""
-    wal_data = _read(path + "-wal") if "-wal" in had else b""
+    wal_data = read_wal(path + "-wal") if "-wal" in had else b""
     if head is None or wal_data is None:  # not readable (permissions): SQLite says why, as before
         return Look(None, had)
     shm = _read(path + "-shm", SHM_MAX) if "-shm" in had and wal_data else None

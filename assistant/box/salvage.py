@@ -14,6 +14,7 @@ a table whose root page, or the schema on page 1, is damaged (``.recover``
 scans every page for cells and can). The damaged file is always kept, so a
 person can still run ``.recover`` on it.
 """
+import itertools
 import json
 import math
 import sqlite3
@@ -173,6 +174,7 @@ class Salvaged:
     unreadable: int = 0  # rows that were there but held values the journal never writes
     holes: int = 0  # stretches of pages that could not be read at all
     meta: dict = field(default_factory=dict)  # the table's settings and each match's last time
+    schema: int | None = None  # the schema number the journal records, where it can be read
 
     @property
     def count(self):
@@ -208,16 +210,17 @@ def salvage(path, every_page=False, page_size=None, unchecked=(), earlier=()):
     if out.holes or every_page:
         from assistant.box.pagescan import scan, scan_pages
         overlay, older = _wal_pages(path)
-        older += list(earlier)
+        hidden = []  # the file's own versions of the pages the -wal's replace
         try:
-            matches, actions = scan(path, page_size, overlay, hidden=older)
+            matches, actions = scan(path, page_size, overlay, hidden=hidden)
         except OSError:
             matches, actions = [], []
         known = {row[0] for row in found["matches"]}
         found["matches"] += [m for m in matches if m[0] not in known]
         have = {(row[0], row[1]) for row in found["actions"]}
         found["actions"] += sorted(a for a in actions if (a[0], a[1]) not in have)
-        _older_rows(found, scan_pages(((data, 100 if page == 1 else 0) for page, data in older), page_size or 0))
+        _older_rows(found, scan_pages(((data, 100 if page == 1 else 0) for page, data in
+                                       itertools.chain(older, hidden, earlier)), page_size or 0))
         known = {row[0] for row in found["matches"]}
         for m in scan_pages(((page, 0) for page in unchecked), page_size or 0)[0]:
             if m[0] not in known:
@@ -255,13 +258,12 @@ def _wal_pages(path):
     versions as (page number, bytes))`` (SQLite read the latest, not the file's, through the
     b-tree walk: a damaged interior page of the file hides them from it), or ({}, []) without one."""
     from assistant.box import walscan
-    try:
-        with open(path + "-wal", "rb") as f:
-            data = f.read()
-    except OSError:
-        return {}, []
+    from assistant.box.preflight import read_wal
+    data = read_wal(path + "-wal")
+    if data is None:
+        return {}, ()
     wal = walscan.read(data)
-    return (wal.pages(data), wal.older(data)) if wal is not None else ({}, [])
+    return (wal.pages(data), wal.older(data)) if wal is not None else ({}, ())
 
 
 def salvage_files(path, look):
@@ -275,7 +277,7 @@ def salvage_files(path, look):
     try:
         wal = look.wal
         size = wal.page_size if wal is not None else None
-        earlier = [] if wal is None else wal.older(look.wal_data)  # and the file's pages they replace
+        replaced = []  # the file's pages the -wal's replace
         with open(scratch, "r+b") as out:
             if "" in look.had:
                 with open(path, "rb") as main:
@@ -284,10 +286,11 @@ def salvage_files(path, look):
             for page, data in (wal.pages(look.wal_data) if wal is not None else {}).items():
                 out.seek((page - 1) * size)
                 if len(mine := out.read(size)) == size:
-                    earlier.append((page, mine))
+                    replaced.append((page, mine))
                 out.seek((page - 1) * size)
                 out.write(data)
         unchecked = [] if wal is None else wal.unchecked(look.wal_data)
+        earlier = itertools.chain(() if wal is None else wal.older(look.wal_data), replaced)
         return salvage(scratch, every_page=True, page_size=size, unchecked=unchecked, earlier=earlier)
     finally:
         remove_files(scratch)
@@ -326,6 +329,11 @@ class _Sorter:
         'finished') and the journal's name (the club's board: the same matches, the same journal),
         short printable text; the readers of all take any value without harm."""
         for key, value in rows:
+            if key == "schema":
+                try:
+                    out.schema = check_schema(value)
+                except BadRow:
+                    pass
             if isinstance(key, str) and (key.startswith(("setting:", "last:")) or key == "journal") and len(key) <= 40 \
                     and key.isprintable() and isinstance(value, str) and len(value) <= 400 and value.isprintable():
                 out.meta[key] = value

@@ -49,15 +49,15 @@ class Wal:
         of their page: rows a damaged later frame lost may still be on them (salvage.py)."""
         taken = list(range(self.used)) + self.after
         latest = {self.frames[i][1]: i for i in taken}
-        return [(page, data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size])
-                for i in taken for _, page, _, at, _ in (self.frames[i],) if latest[page] != i]
+        return ((page, data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size])  # one at a time
+                for i in taken for _, page, _, at, _ in (self.frames[i],) if latest[page] != i)
 
     def unchecked(self, data):
         """The pages of the frames ``pages`` leaves out (a checksum or salt that fails: a damaged
         header, a torn write, an older generation): for rows that cannot change (salvage.py)."""
         taken = set(range(self.used)) | set(self.after)
-        return [data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size]
-                for i, _, _, at, _ in self.frames if i not in taken]
+        return (data[at + FRAME_HEADER:at + FRAME_HEADER + self.page_size]  # one at a time: a -wal may be large
+                for i, _, _, at, _ in self.frames if i not in taken)
 
 
 def checksum(data, start, end, s0, s1, big):
