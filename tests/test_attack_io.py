@@ -285,6 +285,10 @@ def test_a_host_no_socket_takes_is_one_line_at_start(tmp_path, where, host):
 
 @pytest.mark.parametrize("host", BAD_HOSTS)
 def test_a_club_broker_whose_host_no_socket_takes_is_refused_by_the_config(host):
+    """Fault (attack on the config, as above): a [club] broker whose host the sockets' IDNA codec
+    refuses ('broker..lan') was taken, and the box's publisher could never reach it (the name fails
+    inside the socket library, every try); now the config refuses it in one line, without the URL's
+    password."""
     from assistant.box.config import ConfigError, from_dict
     with pytest.raises(ConfigError) as e:
         from_dict({"club": {"broker": f"mqtt://t1:secret@{host}:1883", "table": "t1"}})
