@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from journal_faults import example, fill, overwrite
-from test_journal_wal import cut_power, lines
+from test_journal_wal import cut_power, lines, three_actions_more
 from assistant.box.journal import Journal
 from assistant.rules.scenario import parse_action
 
@@ -243,18 +243,13 @@ def test_a_link_in_place_of_the_count_record_never_writes_through_it(tmp_path, c
     no readable record". Now a link is not the record: one log line says it is not a file, nothing
     is written through it, the box plays on."""
     import logging
-    from assistant.rules.scenario import Action
     path = tmp_path / "journal.sqlite3"
     fill(path, (("towers-random.scn", 5),))
     record = Path(str(path) + ".count")
     record.unlink()
     record.symlink_to(path.name)
     with caplog.at_level(logging.WARNING, logger="card-assistant"):
-        j = Journal(str(path))
-        j.resume()
-        j.new_match("towers", ("P1", "P2"), {})
-        for _ in range(3):
-            j.append(Action("pass"), ("P1", "P2"))
+        j = three_actions_more(path)
         with open(path, "rb") as f:
             head = f.read(16)
         j.close()

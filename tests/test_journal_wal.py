@@ -258,11 +258,22 @@ def test_fault_3_damage_found_by_the_check_is_kept_with_its_wal(tmp_path):
     assert lines(path) == want
 
 
+def three_actions_more(path):
+    """The journal at ``path`` opened as the box starts (its count record compared), a towers
+    match begun and three actions appended; the Journal, still open."""
+    from assistant.rules.scenario import Action
+    j = Journal(str(path))
+    j.resume()
+    j.new_match("towers", ("P1", "P2"), {})
+    for _ in range(3):
+        j.append(Action("pass"), ("P1", "P2"))
+    return j
+
+
 @pytest.mark.parametrize("fault", ["a folder", "zero bytes", "random bytes"])
 def test_fault_4_a_count_record_that_cannot_be_used_is_one_log_line(tmp_path, caplog, fault):
     """Fault 4: with journal.sqlite3.count a folder, or holding zeros or random bytes, loss
     detection was off without a word. Now one log line says so, once; the box plays on."""
-    from assistant.rules.scenario import Action
     path = tmp_path / "journal.sqlite3"
     fill(path, (("towers-random.scn", 5),))
     record = Path(str(path) + ".count")
@@ -272,12 +283,7 @@ def test_fault_4_a_count_record_that_cannot_be_used_is_one_log_line(tmp_path, ca
     else:
         record.write_bytes(bytes(64) if fault == "zero bytes" else random.Random(1).randbytes(64))
     with caplog.at_level(logging.WARNING, logger="card-assistant"):
-        j = Journal(str(path))
-        j.resume()
-        j.new_match("towers", ("P1", "P2"), {})
-        for _ in range(3):
-            j.append(Action("pass"), ("P1", "P2"))
-        j.close()
+        three_actions_more(path).close()
     said = [m for m in caplog.messages if "count record" in m]
     assert len(said) == 1 and str(record) in said[0], caplog.messages
     assert "cannot tell" in said[0]
