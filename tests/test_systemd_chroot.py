@@ -329,6 +329,23 @@ def test_the_clubs_board_runs_hardened_and_answers(box):
     in_booted_network(box, PUBLISH, "t1", passwords["t1"], "chroot")
     box.wait(lambda: [t["table"] for t in api().get("tables", [])] == ["t1"], "table t1 on the board's page")
 
+    # Fault (club organiser): the installed box itself, set up as docs/club.md step 2 says ([club]
+    # in its config, then a restart), reaches the broker; under PrivateNetwork=yes it never did
+    # (every booted chroot shares this machine's cgroups: a second one running at the same time
+    # whose card-assistant.service is an older unit, IPAddressDeny=any alone, blocks this one too)
+    config = box.exec("cat", "/etc/card-assistant/config.toml").stdout
+    club = config[:config.index("[club]")] + (
+        f'[club]\nbroker = "mqtt://127.0.0.1:1883"\nclub = "chroot"\ntable = "t2"\npassword = "{passwords["t2"]}"\n')
+    box.write("/etc/card-assistant/config.toml", club, 0o640)
+    box.exec("chgrp", "card-assistant", "/etc/card-assistant/config.toml")
+    box.exec("systemctl", "restart", "card-assistant")
+    box.wait(lambda: "t2" in [t["table"] for t in api().get("tables", [])], "the box's table t2 on the board's page")
+    assert "not reached" not in box.log()[-2000:]
+    box.write("/etc/card-assistant/config.toml", config, 0o640)
+    box.exec("chgrp", "card-assistant", "/etc/card-assistant/config.toml")
+    box.exec("systemctl", "restart", "card-assistant")
+    box.wait(box.ready, "READY=1 without the club")
+
     pid = board("MainPID")
     argv = box.exec("cat", f"/proc/{pid}/cmdline").stdout.replace("\0", " ")
     assert "--password-file /etc/card-assistant/board-password" in argv, argv
@@ -352,6 +369,26 @@ def test_the_clubs_board_runs_hardened_and_answers(box):
     assert not Path(box.dir + "/etc/mosquitto/conf.d/card-assistant.conf").exists()
     assert Path(box.dir + "/var/lib/card-assistant-board/board.sqlite3").exists()
     assert Path(box.dir + "/opt/card-assistant/venv/bin/card-assistant").exists()  # the box's
+
+
+def test_a_config_mistake_is_one_line_and_no_restart_loop(box):
+    """Fault (Pi owner): a misspelt key made the unit restart every RestartSec for ever, the same
+    line each time; now the unit fails once with that line, and a restart after the fix runs."""
+    config = box.exec("cat", "/etc/card-assistant/config.toml").stdout
+    box.exec("sed", "-i", "s/^deal_scan = false/deal_scn = false/", "/etc/card-assistant/config.toml")
+    box.exec("systemctl", "restart", "card-assistant", check=False)
+    box.wait(lambda: box.prop("ActiveState") == "failed", "the unit failed on the config mistake")
+    restarts = box.prop("NRestarts")
+    time.sleep(3)  # three RestartSec of the drop-in: no restart comes
+    assert box.prop("ActiveState") == "failed" and box.prop("NRestarts") == restarts
+    assert box.prop("ExecMainStatus") == "2"
+    log = box.log()
+    assert "Traceback" not in log
+    assert log.rstrip().splitlines()[-1].endswith("unknown key [table] deal_scn (known: pads, deal_scan)"), log[-500:]
+    box.write("/etc/card-assistant/config.toml", config, 0o640)
+    box.exec("chgrp", "card-assistant", "/etc/card-assistant/config.toml")
+    box.exec("systemctl", "restart", "card-assistant")
+    box.wait(box.ready, "READY=1 once the config is mended")
 
 
 def test_upgrade_keeps_config_and_journal_and_uninstall_keeps_the_journal(box):
