@@ -12,7 +12,6 @@ or a journal locked by another program, is one line naming the path.
 journal's ``path``, ``readonly``, ``problems``, ``recovered``, ``summary`` and ``_look``.
 """
 import os
-import secrets
 import sqlite3
 
 from assistant.box import journal_files as files
@@ -156,7 +155,7 @@ class Opening:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             # this journal's own name, made once (a reset box's new journal gets another): the club's
             # board keeps two journals' matches of one table apart by it (assistant/club/public.py)
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('journal', ?)", (secrets.token_hex(8),))
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('journal', ?)", (os.urandom(8).hex(),))
             if not checked:
                 check(db)
         except BaseException:

@@ -34,7 +34,7 @@ from assistant.club.tables import MAX_HELD, Tables  # noqa: F401 (callers import
 
 log = logging.getLogger("assistant.club.board")
 QUIET = 30                # seconds without a refusal of a kind before the log says it ended
-NAME = re.compile(r"[0-9a-f]{1,32}")  # a journal's name as a box makes it (secrets.token_hex)
+NAME = re.compile(r"[0-9a-f]{1,32}")  # a journal's name as a box makes it (os.urandom(8).hex())
 
 
 class Board:
