@@ -356,3 +356,19 @@ def test_the_loop_collects_the_oldest_generation_under_cpythons_own_rule(monkeyp
         gc.callbacks.remove(seen)
     assert made == [generation]
     del junk
+
+
+def test_a_new_match_over_one_in_play_is_logged_as_a_new_match_not_an_undo(box, caplog):
+    """The log read by the table's owner (journalctl) said 'undo (0 actions in effect)' when a
+    match was begun over one in play (the menu's New match, or the bots on a resumed box)."""
+    b, journal, display = box
+    b.step(TagArrived(3, "U%02d" % parse_card("JS")))  # an action of the match in play
+    caplog.set_level("INFO", logger="card-assistant")
+    caplog.clear()
+    before = b.table.match
+    b._after = before, list(before.actions)
+    b.table.new_match("towers")
+    b.show()
+    said = [r.getMessage() for r in caplog.records]
+    assert not any(s.startswith("undo") for s in said), said
+    assert "new match: towers, P1 P2" in said

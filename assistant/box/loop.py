@@ -61,6 +61,7 @@ class Box:
         self.view = None
         self.frame = None
         self._logged = len(table.match.actions) if table.match else 0
+        self._logged_match = table.match  # the match whose actions _logged counts
         self.clock = time.monotonic
         self._alert_times = collections.deque(maxlen=ALERT_BURST)  # when the last alerts were logged
         self._alert_storm = Repeated(log, logging.INFO, clock=lambda: self.clock())
@@ -146,6 +147,9 @@ class Box:
         m = self.table.match
         if m is None:
             return
+        if m is not self._logged_match:  # a new match (over one in play or not): not an undo
+            self._logged_match, self._logged = m, 0
+            log.info("new match: %s, %s", m.game, " ".join(m.seats))
         actions = m.actions
         if len(actions) < self._logged:  # an undo
             log.info("undo (%d actions in effect)", len(actions))
