@@ -240,7 +240,8 @@ def collect_garbage():
         return
     if count[1] < limit[1]:
         gc.collect(0)
-    elif count[2] >= limit[2] and len(gc.get_objects(2)) - _oldest[0] > _oldest[0] / 4:
+    elif count[2] >= limit[2] and count[2] % limit[2] == 0 \
+            and len(gc.get_objects(2)) - _oldest[0] > _oldest[0] / 4:  # counted once in 10: a list of all
         gc.collect(2)
         _oldest[0] = len(gc.get_objects(2))
     else:
