@@ -233,6 +233,8 @@ def test_a_burst_of_queued_events_is_no_player_at_two_tables_at_once(broker, liv
         assert t1.apply(bot1.next_action(t1.match.engine))
     time.sleep(1.0)  # Eve walks over to t2
     j2, t2, bot2, pub2 = a_box_playing(broker, tmp_path, "t2", 3, ("Eve", "Dan"), pause=0.05)
+    assert wait_for(pub2.idle)
+    time.sleep(0.5)  # t2 under way a while (the last check: by the board's clock t1's burst came after)
     pub1.offline.clear()  # t1 back in the Wi-Fi: its queue arrives in one burst, mid-t2
     assert wait_for(pub1.idle)
     time.sleep(1.0)
