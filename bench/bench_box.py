@@ -52,7 +52,7 @@ IDLE_SECONDS = float(os.environ.get("BENCH_IDLE_SECONDS", "30"))
 I2C_FRAME_MS = (1024 + 10) * 9 / 400_000 * 1e3  # 1,034 bytes, 9 clocks each, at 400 kHz
 WATCHDOG_USEC = 30_000_000  # systemd/card-assistant.service: WatchdogSec=30s
 STARTS = 5
-# bot matches per latency run: about 6,900 taps. A p99 of 2,300 taps (a third of these) moved by
+# bot matches per latency run: about 7,400 taps. A p99 of 2,300 taps (a third of these) moved by
 # 0.1 ms from one run to the next on an idle machine; the goal's margin is 0.3 ms
 LATENCY_MATCHES = (("towers", 18, 5), ("twenty-nine", 12, 7))
 GOAL_LATENCY_MS, GOAL_CPU_PCT, GOAL_RSS_MB, GOAL_WAKEUPS = 5.0, 1.0, 60.0, 5.0
