@@ -33,6 +33,8 @@ RETRY = (0.2, 5.0)  # seconds between connection attempts: first, most
 STEADY = 10.0      # seconds connected: a connection the broker closed sooner does not reset the backoff
 TAKEN = 3          # connections in a row the broker closed that soon: another box has this table's name
 ALIVE = 30.0       # seconds between a connected box's "online" statuses: the board's sign of life
+IDLE_WAIT = 1.0    # seconds an idle connection sleeps between paho loops (10 a second made a club box the
+                   # busiest thing on an idle Pi; the journal's commit ends the wait at once)
 
 
 def broker_address(url):
@@ -110,6 +112,7 @@ class Publisher(threading.Thread):
     # --- control (any thread)
     def stop(self, timeout=5):
         self.stopping.set()
+        self.outbox.wake.set()  # ends an idle wait at once
         self.join(timeout)
 
     def drop(self):
@@ -223,8 +226,8 @@ class Publisher(threading.Thread):
                     inflight[info.mid] = None
                 if inflight:
                     client.loop(0.02)
-                else:  # nothing in flight: wait for the journal's next commit (or a tenth of a second)
-                    self.outbox.wake.wait(0.1)
+                else:  # nothing in flight: wait for the journal's next commit (or a second: paho's
+                    self.outbox.wake.wait(IDLE_WAIT)  # loop then keeps the keep-alive and reads the broker)
                     self.outbox.wake.clear()
                     client.loop(0)
                 if self.taken.active and time.monotonic() - up >= STEADY:
