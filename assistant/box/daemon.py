@@ -88,10 +88,10 @@ def start_club(club, journal):
     from assistant.club.public import ClubOutbox
     from assistant.club.publisher import Publisher, cafile_problem
     journal.outbox = ClubOutbox(club.club, club.table, journal)
-    if club.cafile and club.broker.startswith("mqtts://") and cafile_problem(club.cafile):
+    if club.cafile and club.broker.startswith("mqtts://") and (why := cafile_problem(club.cafile)):
         # named here: the publisher only saw a TLS error, "broker not reached", sending the owner to the Wi-Fi
         log.warning("club: [club] cafile %s %s: table %s publishes nothing until it is fixed (its actions "
-                    "wait in the journal)", club.cafile, cafile_problem(club.cafile), club.table)
+                    "wait in the journal)", club.cafile, why, club.table)
         return None
     publisher = Publisher(journal, journal.outbox, club.broker, club.username or None,
                           club.password or None, club.cafile or None)

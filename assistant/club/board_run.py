@@ -119,18 +119,18 @@ def main(argv):
         broker_host = broker_address(args.broker)[1]
     except ValueError as e:
         p.error(str(e))
-    if host_problem(broker_host):  # paho's network thread raised, and ended: the board never connected
-        p.error(f"--broker: its host {host_problem(broker_host)}")
-    if host_problem(args.host):
-        p.error(f"--host {args.host!r:.80} {host_problem(args.host)}")
+    if why := host_problem(broker_host):  # paho's network thread raised, and ended: the board never connected
+        p.error(f"--broker: its host {why}")
+    if why := host_problem(args.host):
+        p.error(f"--host {args.host!r:.80} {why}")
     if not NAME_RE.fullmatch(args.club):  # "a/#" or "a+b" is no topic level: paho raised in its thread
         p.error(f"--club {args.club!r} should be 1 to 40 letters, digits, '-' or '_' (as a box's [club] club)")
     if not 0 <= args.port <= 65535:
         p.error(f"--port {args.port} is not a port")
     if args.cafile is not None:
         from assistant.club.publisher import cafile_problem
-        if cafile_problem(args.cafile):  # else "cannot serve on port 8030: [X509: ...]" once it started
-            p.error(f"--cafile {args.cafile} {cafile_problem(args.cafile)}")
+        if why := cafile_problem(args.cafile):  # else "cannot serve on port 8030: [X509: ...]" once it started
+            p.error(f"--cafile {args.cafile} {why}")
     password = None
     if args.password_file is not None:
         try:

@@ -258,8 +258,8 @@ def main(argv):
             say(f"card-assistant sim: {args.state_dir} holds a {engine_class(args.resuming_other).title} "
                 f"match in play, which goes on; --game {args.game} is offered first at the next new "
                 f"match (hold OK: the menu)")
-        if other_rules_words(args):
-            say(other_rules_words(args))
+        if words := other_rules_words(args):
+            say(words)
         if not args.state_dir:  # quit and start again: a fresh journal, unless it is named ('' names none)
             say(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
                 f"the match and resume it after quitting, start with --state-dir FOLDER")

@@ -214,8 +214,8 @@ def main(argv):
         return 2
     host = args.host or (cfg.web.host if args.config else "127.0.0.1")
     port = args.port if args.port is not None else cfg.web.port
-    if host_problem(host):
-        print(f"{me}: --host {host!r:.80} {host_problem(host)}", file=sys.stderr)
+    if why := host_problem(host):
+        print(f"{me}: --host {host!r:.80} {why}", file=sys.stderr)
         return 2
     if not 0 <= port < 65536:
         print(f"{me}: port {port} is not a port (1 to 65535, or 0 for any free one)", file=sys.stderr)
