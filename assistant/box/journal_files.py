@@ -146,7 +146,7 @@ def move_odd_aside(path):
 
 def remove_files(path):
     """Remove a database file and the files SQLite keeps beside it."""
-    for name in (path, path + "-journal", path + "-wal", path + "-shm"):
+    for name in (path, *(path + s for s in SIDE)):
         if os.path.lexists(name):
             os.remove(name)
 

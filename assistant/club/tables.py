@@ -66,12 +66,14 @@ class Tables:
         return n > 0 and (bm is None or n > bm.next)
 
     def waiting(self, table):
-        for (t, _, _), early in self.early.items():
-            if t == table:
-                yield len(early)
-        for (t, _, _), bm in self.matches.items():
-            if t == table:
-                yield len(bm.events) - (bm.next - 1)
+        for key in (*self.early, *self.matches):
+            if key[0] == table:
+                yield self._held_count(key)
+
+    def _held_count(self, key):
+        """Events of match ``key`` held: all before its start, else those after its gap."""
+        bm = self.matches.get(key)
+        return len(self.early.get(key, ())) if bm is None else len(bm.events) - (bm.next - 1)
 
     def runs(self, table):
         """The table's journals, in the order the board first had them (a box reset: one more)."""
@@ -122,7 +124,7 @@ class Tables:
     def _gap(self, key):
         """One log line when a match's gap opens, one when it is filled."""
         bm = self.matches.get(key)
-        held = len(self.early.get(key, ())) if bm is None else len(bm.events) - (bm.next - 1)
+        held = self._held_count(key)
         table, mid = printable(key[0]), key[2]
         if held and key not in self.gaps:
             self.gaps.add(key)
