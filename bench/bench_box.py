@@ -24,6 +24,10 @@
    the reader on a virtual-firmware pty that heartbeats once a second like the real firmware,
    the unit's watchdog interval), READY=1 awaited on a real AF_UNIX datagram socket, then
    utime+stime from /proc/PID/stat over BENCH_IDLE_SECONDS of idle (goal < 1 %).
+   The same for a club box (docs/club.md): its publisher connected to a real Mosquitto on the
+   loopback (assistant.club.broker, as the club tests start it) with nothing to send, since
+   the publisher is one more thread that must sleep too (skipped, with a line, without
+   Mosquitto).
 3. Memory: VmRSS and VmHWM from /proc/PID/status after the idle period (goal < 60 MB).
 4. Start-up: exec to READY=1 (sent after the first frame is shown), median of 5 runs; and the
    heaviest imports of one run under ``python -X importtime``.
@@ -229,14 +233,17 @@ def report_latency(tmp, where, overlap=True, reader="process"):
 class Daemon:
     """``card-assistant run`` on mock pins, the dummy display and a virtual-firmware pty."""
 
-    def __init__(self, tmp, heartbeat=True, python_flags=()):
+    def __init__(self, tmp, heartbeat=True, python_flags=(), club=None):
         self.dir = Path(tempfile.mkdtemp(dir=tmp))
         link = self.dir / "card-reader"
         self.vf = VirtualFirmware(link, pads=3).plug()
         save_deck({sim_uid(c): c for c in sorted(TWENTY_NINE_PACK)}, self.dir / "deck.txt")
-        (self.dir / "config.toml").write_text(
-            f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{link}"\n'
-            f'[paths]\nstate_dir = "{self.dir}"\n')
+        config = (f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{link}"\n'
+                  f'[paths]\nstate_dir = "{self.dir}"\n')
+        if club is not None:  # a started Broker: this box is its table "t1"
+            config += (f'[club]\nbroker = "mqtt://127.0.0.1:{club.port}"\nclub = "{club.club}"\n'
+                       f'table = "t1"\npassword = "{club.passwords["t1"]}"\n')
+        (self.dir / "config.toml").write_text(config)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(str(self.dir / "notify"))
         self.sock.settimeout(60)
@@ -310,11 +317,13 @@ class Daemon:
         return code, text
 
 
-def idle_and_memory(tmp):
-    d = Daemon(tmp)
+def idle_and_memory(tmp, club=None):
+    d = Daemon(tmp, club=club)
     try:
         d.wait_ready()
         time.sleep(1.0)  # let start-up finish (the reader's first SYNC and snapshot)
+        if club is not None:
+            connected(d, club)
         c0, t0, th0 = d.cpu_seconds(), time.monotonic(), d.threads()
         time.sleep(IDLE_SECONDS)
         c1, t1, th1 = d.cpu_seconds(), time.monotonic(), d.threads()
@@ -330,6 +339,35 @@ def idle_and_memory(tmp):
     if code != 0:
         print(f"  (the daemon exited {code} on SIGTERM; its log:\n{log})")
     return (c1 - c0) / (t1 - t0) * 100, c1 - c0, t1 - t0, rss / 1024, hwm / 1024, per_thread
+
+
+def connected(daemon, broker, timeout=30):
+    """Until the club box's publisher has said "online" through the broker (read with the board's
+    account and Mosquitto's own mosquitto_sub), and a second more."""
+    from assistant.club.broker import find
+    cmd = [find("mosquitto_sub"), "-h", "127.0.0.1", "-p", str(broker.port), "-u", "board",
+           "-P", broker.passwords["board"], "-t", f"club/{broker.club}/t1/status", "-W", str(timeout)]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as sub:
+        for line in sub.stdout:
+            if '"online":true' in line.replace(" ", ""):
+                sub.terminate()
+                time.sleep(1.0)
+                return
+    daemon.log.seek(0)
+    raise RuntimeError(f"the club box never said it was online; its log:\n{daemon.log.read()}")
+
+
+def club_idle(tmp):
+    """Idle wake-ups of a club box, or None without Mosquitto."""
+    from assistant.club.broker import Broker, BrokerMissing
+    try:
+        broker = Broker(Path(tmp) / "broker", "c", ["t1"]).start()
+    except BrokerMissing:
+        return None
+    try:
+        return idle_and_memory(tmp, club=broker)
+    finally:
+        broker.stop()
 
 
 def startup(tmp):
@@ -413,6 +451,17 @@ def main():
         print("  (the loop reads the serial line itself: it waits up to 0.5 s per read and the "
               "firmware's heartbeat wakes it each second; the buttons run no thread between presses "
               "(a hold timer runs only while one is down); the render thread waits without a timeout)")
+        club = club_idle(tmp)
+        if club is None:
+            print("idle club box: not measured (Mosquitto is not installed: apt-get install mosquitto)")
+        else:
+            ccpu, _, cwall, crss, _, cthreads = club
+            cwake = sum(w for _, _, w in cthreads)
+            print(f"idle club box (its publisher connected to a real Mosquitto, nothing to send), "
+                  f"{cwall:.1f} s: {ccpu:.3f} % CPU; wake-ups per second, all {len(cthreads)} threads: "
+                  f"{cwake:.1f} (goal <= {GOAL_WAKEUPS:g}: {verdict(cwake <= GOAL_WAKEUPS)}); "
+                  f"VmRSS {crss:.1f} MB")
+            print(f"  per thread: " + "; ".join(f"{name} {c:.3f} % {w:.1f}/s" for name, c, w in cthreads))
         print(f"memory of the idle daemon: VmRSS {rss:.1f} MB, VmHWM {hwm:.1f} MB (goal < {GOAL_RSS_MB:g} MB: "
               f"ratio {hwm / GOAL_RSS_MB:.2f}, {verdict(hwm < GOAL_RSS_MB)})")
         print(f"  upper bound after play: this bench process (the simulated box, bots, virtual firmware) "
