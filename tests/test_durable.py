@@ -34,12 +34,12 @@ class GatedJournal(Journal):
         self.gate.set()
         self.entered = threading.Event()
 
-    def append(self, action, seats=None):
+    def append(self, action, seats=None, setting=None):
         self.entered.set()
         assert self.gate.wait(HANG)
         if self.fail:
             raise JournalError("the storage card is full: this action was not saved")
-        super().append(action, seats)
+        super().append(action, seats, setting)
 
 
 def stored_lines(journal):
@@ -255,11 +255,11 @@ def test_a_failed_store_stores_nothing_after_it_in_the_same_event(tmp_path):
     from assistant.rules.scenario import parse_action
 
     class FailsOnce(GatedJournal):
-        def append(self, action, seats=None):
+        def append(self, action, seats=None, setting=None):
             if self.fail:
                 self.fail = False
                 raise JournalError("the storage card is full: this action was not saved")
-            super().append(action, seats)
+            super().append(action, seats, setting)
     j = DeferredJournal(FailsOnce(str(tmp_path / "j.sqlite3")))
     try:
         j.new_match("towers", ("P1", "P2"), {})
@@ -281,10 +281,10 @@ def test_a_scanned_hand_that_cannot_be_stored_keeps_its_cards(tmp_path):
     class HandFails(Journal):
         fail = False
 
-        def append(self, action, seats=None):
+        def append(self, action, seats=None, setting=None):
             if self.fail and action.kind == "hand":
                 raise JournalError("the storage card is full: this action was not saved")
-            super().append(action, seats)
+            super().append(action, seats, setting)
     journal = HandFails(str(tmp_path / "journal.sqlite3"))
     b = Box(Table(journal, DECK, pads=("P1", "P2", "centre"), deal_scan=True), open_display(DisplayCfg(driver="dummy")))
     try:

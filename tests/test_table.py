@@ -684,3 +684,30 @@ def test_ok_on_the_harmless_choice_says_who_taps_now(towers):
     assert v.prompt.splitlines()[0] == "P1: tap a card"
     v = towers.tap(1, "AS")
     assert "tap a card" not in v.prompt and towers.lines()[-1] == "play AS"
+
+
+def test_hold_back_on_a_hands_last_scanned_card_after_a_restart_takes_back_that_card(tmp_path):
+    """Deal scan, nothing accepted lost (S-rulings' journal rule): the card that completed P2's
+    hand is the last scanned card. Fault: which card hold Back takes back was kept only in
+    memory, so after a power cut hold Back undid P2's whole hand (all seven cards gone), and the
+    take-back (an undo line, then the taps in a second write) was not one transaction. Now the
+    journal says it (the scan line stored with the hand line), and the take-back survives a
+    restart on the same journal."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")                          # P2 deals 7
+    h.tap(1, "AS")
+    for c in ("AD", "KD", "QD", "JD", "10D", "9D", "AC"):   # P2's hand: AC is the mis-tap
+        h.tap(2, c)
+
+    def restart():
+        journal = Journal(str(tmp_path / "journal.sqlite3"))
+        return Table(journal, DECK, pads=TOWERS_PADS, deal_scan=True, match=journal.resume().match)
+
+    again = restart()                                        # power cut after P2's last card
+    again.handle(ButtonPressed("back", True))
+    assert "P1 1/7 P2 6/7" in again.view().prompt
+    again = restart()                                        # power cut right after the take-back
+    assert "P1 1/7 P2 6/7" in again.view().prompt
+    again.handle(TagArrived(2, uid("AH")))
+    assert [r[0] for r in again.journal.db.execute("SELECT line FROM actions ORDER BY seq")][-1] == \
+        "hand P2 AD KD QD JD 10D 9D AH"

@@ -79,7 +79,7 @@ def test_holding_back_at_the_new_match_menu_keeps_the_menu(tmp_path):
 
 
 class FullJournal(Journal):
-    def append(self, action, seats=None):
+    def append(self, action, seats=None, setting=None):
         raise JournalError("the storage card is full: this action was not saved")
 
 

@@ -9,13 +9,20 @@ and a refusal never names a card. What differs per game (how many cards a seat s
 when hands are scanned, which card cannot be a seat's, the bidder's face-down card) is
 asked of the per-game desk module (:mod:`assistant.box.table_towers`,
 :mod:`assistant.box.table_twentynine`).
+
+The journal is the one truth for hold Back too: the setting stored with a hand line (in the
+same transaction) ends with ``<seat>:hand`` when the card that completed that hand is the last
+scanned card, so after a restart hold Back still takes back only that card; taking it back
+stores the ``undo`` line and the hand's other taps in one transaction (a power cut keeps both or
+neither: the card never comes back, the hand's other cards are never lost).
 """
 from assistant.rules.cards import CardError, card_label, card_name, parse_card
 from assistant.rules.scenario import Action
 from assistant.box.journal import JournalError
 from assistant.box.modes import MenuMode
 
-SETTING = "scan"  # "<match id> <hand number> <seat>:<card> ...", the taps in order
+SETTING = "scan"  # "<match id> <hand number> <seat>:<card> ... [<seat>:hand]", the taps in order
+HAND = "hand"  # the last word "<seat>:hand": that seat's hand line holds the last scanned card
 
 
 class DealScan:
@@ -26,7 +33,7 @@ class DealScan:
         self.on = on
         self.cards = {}    # seat -> the cards tapped so far (hidden)
         self.taps = []     # seats in the order their cards were tapped (hold Back takes one back)
-        self.completed = None  # the hand the last tap completed: (its action, seat, cards, taps)
+        self.completed = None  # the seat whose hand line (the match's last action) holds the last scanned card
 
     def target(self, seat):
         """How many cards ``seat`` scans this hand, or 0 when its hand is known or played, or the
@@ -56,32 +63,35 @@ class DealScan:
         return ["Scan " + " ".join(counts[:2])] + ([" ".join(counts[2:])] if counts[2:] else [])
 
     def clear(self):
-        self.completed = None
-        if self.taps:
-            self.cards, self.taps = {}, []
+        if self.taps or self.completed is not None:
+            self.cards, self.taps, self.completed = {}, [], None
             self._forget_quietly()
 
     # -- kept in the journal -------------------------------------------------------------
 
-    def _stored(self):
-        """The journal's line for the taps so far ("" for none)."""
-        if not self.taps:
+    def _stored(self, cards, taps, completed):
+        """The journal's line for these taps and the seat whose hand line holds the last scanned
+        card (None: no hand line does), or "" for none."""
+        if not taps and completed is None:
             return ""
         t = self.table
         done = {}
-        taps = []
-        for seat in self.taps:
-            taps.append(f"{seat}:{card_name(self.cards[seat][done.get(seat, 0)])}")
+        words = []
+        for seat in taps:
+            words.append(f"{seat}:{card_name(cards[seat][done.get(seat, 0)])}")
             done[seat] = done.get(seat, 0) + 1
-        return f"{t.journal.match_id} {t.match.engine.hand_no} " + " ".join(taps)
+        if completed is not None:
+            words.append(f"{completed}:{HAND}")
+        return f"{t.journal.match_id} {t.match.engine.hand_no} " + " ".join(words)
 
     def _save(self):
         """Write the taps to the journal; JournalError if it cannot (the caller takes the tap back)."""
-        self.table.journal.set_setting(SETTING, self._stored())
+        self.table.journal.set_setting(SETTING, self._stored(self.cards, self.taps, self.completed))
 
     def restore(self):
         """After a restart: the taps of this match's hand the journal kept, each checked again as
-        if tapped now (a stale or damaged line restores nothing it should not). Reads only."""
+        if tapped now (a stale or damaged line restores nothing it should not), and whether the
+        last scanned card is in the hand line the match ends with. Reads only."""
         t = self.table
         try:
             words = (t.journal.setting(SETTING) or "").split()
@@ -89,6 +99,12 @@ class DealScan:
             return
         if len(words) < 3 or words[:2] != [str(t.journal.match_id), str(t.match.engine.hand_no)]:
             return
+        seat, _, last = words[-1].partition(":")
+        if last == HAND:
+            words.pop()
+            m = t.match
+            if self.on and m.actions and m.actions[-1].kind == "hand" and str(m.actions[-1].seat) == seat:
+                self.completed = m.actions[-1].seat
         if not self.active():
             return
         for word in words[2:]:
@@ -126,7 +142,6 @@ class DealScan:
 
     def _add(self, seat, card):
         t = self.table
-        self.completed = None
         if card in self.cards.get(seat, ()):
             t.alert_refused("That card is already scanned", "scan")
             return
@@ -138,22 +153,24 @@ class DealScan:
         cards.append(card)
         self.taps.append(seat)
         if len(cards) < self.target(seat):
+            completed, self.completed = self.completed, None  # the last scanned card is this one
             try:
                 self._save()  # kept before the screen counts it
             except JournalError as err:
                 cards.pop()
                 self.taps.pop()
+                self.completed = completed
                 t.alert_refused(str(err), "journal")
                 return
             if t.alert is not None and (t.alert.kind == "refused" or t.alert.cause == "scan"):
                 t.alert = None  # counted: an earlier refusal (or take-back) no longer stands over it
             return
         hand = Action("hand", seat=seat, cards=t.desk.hand_with_hidden(t.match.engine, seat, cards))
-        if t.apply(hand, at_once=True):  # stored before its taps are forgotten
-            self.completed = (hand, seat, list(cards), list(self.taps))
-            del self.cards[seat]
-            self.taps = [s for s in self.taps if s != seat]
-            self._forget_quietly()
+        rest = {s: c for s, c in self.cards.items() if s != seat}
+        taps = [s for s in self.taps if s != seat]
+        # stored with the taps it leaves, in one transaction: the seat's taps are then its hand line
+        if t.apply(hand, at_once=True, setting=(SETTING, self._stored(rest, taps, seat))):
+            self.cards, self.taps, self.completed = rest, taps, seat
         else:  # only the last card is taken back; the reason is in the alert (no card named)
             cards.pop()
             self.taps.pop()
@@ -165,10 +182,10 @@ class DealScan:
         """Hold Back: the last scanned card is taken back, before any action is undone. True if one was.
         The card that completed a hand is the last scanned card too: its hand line is undone and
         the hand's other cards stay scanned (not another seat's card, nor the whole hand)."""
-        completed, self.completed = self.completed, None
         m = self.table.match
-        if completed is not None and m is not None and m.actions and m.actions[-1] is completed[0]:
-            return self._reopen(*completed[1:])
+        if self.completed is not None and m is not None and m.actions and m.actions[-1].kind == "hand" \
+                and m.actions[-1].seat == self.completed:
+            return self._reopen(m.actions[-1])
         if not self.taps:
             return False
         seat = self.taps.pop()
@@ -183,22 +200,27 @@ class DealScan:
         self.table.set_alert("info", f"Scan: {self.table.match.seats[seat]}'s last card taken back", "scan")
         return True
 
-    def _reopen(self, seat, cards, taps):
-        """Take back the card that completed ``seat``'s hand: its hand line undone, the others kept."""
+    def _reopen(self, hand):
+        """Take back the card that completed ``hand``'s seat's hand: its hand line undone, the other
+        cards it holds scanned again, stored with the undo in one transaction."""
         t = self.table
-        if not t.apply(Action("undo")):  # the alert says why; the hand stays as it was
-            return True
-        if not self.active():  # deal scan switched off since: the hand line alone is undone
+        seat = hand.seat
+        hidden = len(t.desk.hand_with_hidden(t.match.engine, seat, ()))  # the bidder's face-down card
+        kept = list(hand.cards[:len(hand.cards) - hidden - 1])
+        cards, taps = dict(self.cards), list(self.taps)
+        if self.on:  # (deal scan switched off since: the hand line alone is undone)
+            cards[seat] = kept
+            taps = [s for s in taps if s != seat] + [seat] * len(kept)
+        else:
+            cards, taps = {}, []
+        if not t.apply(Action("undo"), at_once=True, setting=(SETTING, self._stored(cards, taps, None))):
+            return True  # the alert says why; the hand stays as it was
+        self.completed = None
+        if not self.active():
+            self.cards, self.taps = {}, []
             return True
         t.note = None  # not "Undone: P2's scanned hand": only its last card is
-        self.cards[seat], self.taps = cards[:-1], taps[:-1]
-        try:
-            self._save()
-        except JournalError as err:  # the hand is undone, its taps not kept: scan it again
-            self.cards.pop(seat, None)
-            self.taps = [s for s in self.taps if s != seat]
-            t.alert_refused(str(err), "journal")
-            return True
+        self.cards, self.taps = cards, taps
         t.set_alert("info", f"Scan: {t.match.seats[seat]}'s last card taken back", "scan")
         return True
 

@@ -48,7 +48,7 @@ class DeferredJournal:
 
     def __init__(self, journal):
         self.journal = journal
-        self._kept = []  # (action, seats) appended and not yet stored
+        self._kept = []  # (action, seats, setting) appended and not yet stored
         self._error = None  # the JournalError of a store that failed, until settle()
         self._stored = []  # actions stored since the last settle()
 
@@ -56,11 +56,12 @@ class DeferredJournal:
     def pending(self):
         return bool(self._kept)
 
-    def append(self, action, seats=None):
-        """Keep ``action`` to store at ``settle()``; a failed store earlier in this event raises."""
+    def append(self, action, seats=None, setting=None):
+        """Keep ``action`` (and the ``setting`` stored with it) to store at ``settle()``; a failed
+        store earlier in this event raises."""
         if self._error is not None:
             raise JournalError(str(self._error))
-        self._kept.append((action, seats))
+        self._kept.append((action, seats, setting))
 
     def sync(self):
         """Store the kept actions now; JournalError if one could not be (settle() says so too)."""
@@ -87,11 +88,14 @@ class DeferredJournal:
 
     def _store(self):
         kept, self._kept = self._kept, []
-        for action, seats in kept:
+        for action, seats, setting in kept:
             if self._error is not None:
                 return  # not stored after a failure: the box takes the event back
             try:
-                self.journal.append(action, seats)
+                if setting is None:
+                    self.journal.append(action, seats)
+                else:
+                    self.journal.append(action, seats, setting)
             except JournalError as e:
                 self._error = e
             except Exception as e:  # noqa: BLE001 - a bug in storing is a refused action, not a crash

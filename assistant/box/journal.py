@@ -104,8 +104,8 @@ class Journal(Opening, Losses):
         with self.lock, self.db:
             self.db.execute("BEGIN IMMEDIATE")
             cur = self.db.execute(sql, args)
-            if also is not None:
-                self.db.execute(*also)
+            for statement in also or ():
+                self.db.execute(*statement)
             if outbox:  # (a table outside a club has none: one call into SQLite fewer)
                 self.db.executemany("INSERT INTO outbox (topic, payload) VALUES (?, ?)", outbox)
         return cur
@@ -149,18 +149,21 @@ class Journal(Opening, Losses):
         self._note(self.match_id, 0)
         return self.match_id
 
-    def append(self, action, seats=None):
-        """Store one accepted action of the current match; raises JournalError if it cannot."""
+    def append(self, action, seats=None, setting=None):
+        """Store one accepted action of the current match; raises JournalError if it cannot.
+        ``setting``: a ``(key, value)`` table setting stored in the same transaction (a deal scan's
+        taps with the hand line or the undo they go with: a power cut keeps both or neither)."""
         seats = seats or self._seats
         line = format_action(action, seats)
         rows = self._club("action", self.match_id, self._seq + 1, line)
         # the time of the match's latest action, in the same transaction: when a match finished
         # (the web page's history); a journal salvaged after damage keeps it where it can be read
+        also = [("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"last:{self.match_id}", repr(time.time())))]
+        if setting is not None:
+            also.append(("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting:{setting[0]}", str(setting[1]))))
         try:
             self._write("INSERT INTO actions (match, seq, line) VALUES (?, ?, ?)",
-                        (self.match_id, self._seq + 1, line),
-                        ("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"last:{self.match_id}", repr(time.time()))),
-                        outbox=rows)
+                        (self.match_id, self._seq + 1, line), also, outbox=rows)
         except JournalError:
             if self.outbox is not None:
                 self.outbox.forget(self.match_id, self._seq + 1)

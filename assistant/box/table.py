@@ -137,10 +137,11 @@ class Table:
 
     # -- applying actions ---------------------------------------------------------------
 
-    def apply(self, action, at_once=False):
+    def apply(self, action, at_once=False, setting=None):
         """Apply, then journal; on a refusal or a failed write nothing changes. True if accepted.
         The box may store the action after the event (while the frame is drawn); ``at_once``:
-        stored before this returns, for a caller that acts on the answer (a scanned hand)."""
+        stored before this returns, for a caller that acts on the answer (a scanned hand);
+        ``setting``: a (key, value) table setting stored in the action's own transaction."""
         m = self.match
         history = list(m.actions)
         e = m.engine
@@ -153,7 +154,10 @@ class Table:
             self._refused(action, err)
             return False
         try:
-            self.journal.append(action, m.seats)
+            if setting is None:
+                self.journal.append(action, m.seats)
+            else:
+                self.journal.append(action, m.seats, setting)
             if at_once:
                 self.journal.sync()
         except JournalError as err:
