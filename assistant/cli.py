@@ -80,13 +80,86 @@ def usage():
     return "\n".join(lines)
 
 
+COMMIT_FILE = "installed_commit.py"  # beside this module in an installed copy (systemd/install.sh)
+
+
 def version():
+    """The installed version, in words that change with the installed code: the package's version,
+    the git commit it was installed from (``assistant/installed_commit.py``, written by
+    systemd/install.sh into the copy it installs) or
+    run from (a checkout), and a digest of the code itself (its .py files), so that an upgrade
+    always shows (the package's version alone said 0.1.0 before and after one)."""
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as installed
+    from pathlib import Path
     try:
-        return installed("card-assistant")
+        number = installed("card-assistant")
     except PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
+        number = "unknown (not installed)"
+    package = Path(__file__).resolve().parent
+    parts = [f"commit {commit}"] if (commit := installed_commit(package)) else []
+    return f"{number} ({', '.join(parts + [f'code {code_digest(package)}'])})"
+
+
+def installed_commit(package):
+    """The git commit of the code in ``package`` (12 hex digits), or None when no one can tell:
+    the module install.sh writes, else the checkout the package lies in (read from its ``.git``,
+    no git command needed)."""
+    try:
+        text = (package / COMMIT_FILE).read_text(encoding="ascii")
+    except (OSError, UnicodeError):
+        pass
+    else:
+        import re
+        found = re.search(r'^COMMIT = "([0-9a-f]{7,64})"$', text, re.M)
+        return found[1][:12] if found else None
+    try:
+        head = git_head(package.parent)
+    except (OSError, UnicodeError, ValueError):
+        return None
+    return head[:12] if head else None
+
+
+def git_head(root):
+    """The commit checked out in the git checkout ``root`` (a worktree too), or None."""
+    import re
+    git = root / ".git"
+    if git.is_file():  # a worktree's ".git" says "gitdir: PATH"
+        words = git.read_text(encoding="utf-8").split(None, 1)
+        if len(words) != 2 or words[0] != "gitdir:":
+            return None
+        git = root / words[1].strip()
+    if not (git / "HEAD").is_file():
+        return None
+    head = (git / "HEAD").read_text(encoding="utf-8").strip()
+    if not head.startswith("ref:"):  # a detached HEAD holds the commit itself
+        return head if re.fullmatch(r"[0-9a-f]{40,64}", head) else None
+    ref = head[4:].strip()
+    common = git / (git / "commondir").read_text(encoding="utf-8").strip() if (git / "commondir").is_file() else git
+    for folder in (git, common):
+        if (folder / ref).is_file():
+            return (folder / ref).read_text(encoding="utf-8").strip()
+    if (common / "packed-refs").is_file():
+        for line in (common / "packed-refs").read_text(encoding="utf-8").splitlines():
+            if line.endswith(" " + ref):
+                return line.split()[0]
+    return None
+
+
+def code_digest(package):
+    """A short digest of the package's .py files (their paths and bytes): any change of the code
+    changes it."""
+    import hashlib
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        if path.name == COMMIT_FILE and path.parent == package:
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + data + b"\0")
+    return digest.hexdigest()[:10]
 
 
 class OutputError(Exception):

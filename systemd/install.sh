@@ -363,6 +363,19 @@ do_pip() {
         tar -C "$SRC" --exclude=./.git --exclude=./.venv --exclude=./build --exclude='*.egg-info' \
             --exclude=node_modules -cf - . | tar -C "$BUILD_SRC" -xf -
     fi
+    # the commit goes with the copy (its .git does not), as a module, so pip installs it with the
+    # package: `card-assistant --version` names it
+    COMMIT_FILE=installed_commit.py
+    COMMIT=$(command -v git >/dev/null 2>&1 && git -c safe.directory='*' -C "$SRC" rev-parse --verify -q HEAD 2>/dev/null || true)
+    if [ -n "$COMMIT" ]; then
+        say "    \$ write $BUILD_SRC/assistant/$COMMIT_FILE (COMMIT = \"$COMMIT\")"
+        if [ "$DRY_RUN" -eq 0 ]; then
+            printf '"""Written by systemd/install.sh: the commit this copy was installed from."""\nCOMMIT = "%s"\n' \
+                "$COMMIT" >"$BUILD_SRC/assistant/$COMMIT_FILE"
+        fi
+    else
+        note "$SRC is not a git checkout (or git is missing): card-assistant --version names the code's digest only"
+    fi
     run "$VENV/bin/python" -m pip install --upgrade pip
     run "$VENV/bin/python" -m pip install --upgrade "$BUILD_SRC"
     run "$VENV/bin/card-assistant" --help

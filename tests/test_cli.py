@@ -248,6 +248,40 @@ def test_version():
     assert out.stdout.decode().startswith("card-assistant ") and len(out.stdout.splitlines()) == 1
 
 
+def test_version_changes_with_the_installed_code(tmp_path):
+    """Fault (Pi owner): `card-assistant --version` said "0.1.0" before and after an upgrade (the
+    package's constant version). Now it names the code too: a digest of its .py files, and the
+    commit it was installed from (the module systemd/install.sh writes into its copy) or the
+    checkout's commit."""
+    import re
+    import shutil
+    copy = tmp_path / "box"
+    shutil.copytree(ROOT / "assistant", copy / "assistant", ignore=shutil.ignore_patterns("__pycache__"))
+
+    def said():
+        out = subprocess.run([sys.executable, "-m", "assistant.cli", "--version"], cwd=copy, capture_output=True,
+                             text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(copy)))
+        assert out.returncode == 0 and out.stderr == "", out.stderr
+        return out.stdout
+    before = said()
+    assert re.fullmatch(r"card-assistant \S+.* \(code [0-9a-f]{10}\)\n", before), before
+    with open(copy / "assistant" / "replay.py", "a", encoding="utf-8") as f:
+        f.write("# the upgrade\n")
+    after = said()
+    assert after != before
+    # install.sh writes the commit into the copy it installs (no .git there)
+    line = [ln for ln in subprocess.run(["bash", str(ROOT / "systemd" / "install.sh"), "--dry-run"],
+                                        capture_output=True, text=True, timeout=60).stdout.splitlines()
+            if "installed_commit.py" in ln]
+    if (ROOT / ".git").exists():
+        assert line and 'COMMIT = "' in line[0]
+    (copy / "assistant" / "installed_commit.py").write_text('COMMIT = "0123456789abcdef0123456789abcdef01234567"\n')
+    assert said() == after.replace(" (code ", " (commit 0123456789ab, code ")
+    if (ROOT / ".git").exists():  # run from a checkout: its commit
+        from assistant.cli import git_head
+        assert f"(commit {git_head(ROOT)[:12]}, code " in run("--version").stdout.decode()
+
+
 def test_an_unknown_command_is_refused_in_one_line():
     line = refused("dance", words="unknown command 'dance'")
     assert "replay" in line and "--help" in line
