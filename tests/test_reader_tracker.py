@@ -222,3 +222,23 @@ def test_a_storm_of_well_framed_wrong_lines_is_logged_twice_not_once_a_line(capl
     feed(t, (seq, "HB AAAA 1"))
     over = [r.getMessage() for r in caplog.records if r.getMessage().startswith("reader: 30 s without")]
     assert len(over) == 1 and "(after 1000 times in 31 s)" in over[0], over
+
+
+def test_a_hello_with_fewer_pads_forgets_what_lay_on_the_pads_that_are_gone(caplog):
+    """PROTOCOL.md: a snapshot is STATE 1..pads. Fault (attacker, serial): a HELLO with fewer pads
+    in the middle of a match kept the tag of the old pad 4 (and a conflict on pad 3) for ever, as
+    no snapshot names those pads again. Now they are forgotten, as removals, with one plain line;
+    the pads that are left keep theirs."""
+    t = Tracker()
+    four = "HELLO card-reader 1.0.0 boot={} pads=4 present=3 gone=4"
+    feed(t, (0, four.format("AAAA")), (1, f"STATE 1 {B}"), (2, "STATE 2 -"), (3, "STATE 3 MANY"),
+         (4, f"STATE 4 {A}"), (5, "STATUS 4 ok 92 0"))
+    assert set(t.pads) == {1, 3, 4}
+    with caplog.at_level("INFO", logger="assistant.hw.reader"):
+        out = feed(t, (0, HELLO.format("BBBB")))
+    assert out == [ReaderStatus(True, "card reader restarted"), PadCleared(3), TagRemoved(4, A, True)]
+    assert t.pads == {1: B} and t.npads == 2 and 4 not in t.status
+    said = [r.getMessage() for r in caplog.records if "no longer has" in r.getMessage()]
+    assert said == ["reader firmware has 2 pad(s) now: what lay on pads 3 and 4, which it no longer has, "
+                    "is forgotten (nothing played is lost)"]
+    assert feed(t, (1, f"STATE 1 {B}"), (2, "STATE 2 -")) == [] and not t.want_sync

@@ -170,8 +170,24 @@ class Tracker:
         if known:
             self.counts["restart"] += 1
             self._trouble("restart", f"reader firmware restarted (boot {boot})")
-            return [ReaderStatus(True, "card reader restarted")]
-        return [ReaderStatus(True, f"card reader firmware {self.version or '?'} ready")]
+            return [ReaderStatus(True, "card reader restarted")] + self._forget_gone_pads()
+        return [ReaderStatus(True, f"card reader firmware {self.version or '?'} ready")] + self._forget_gone_pads()
+
+    def _forget_gone_pads(self):
+        """A HELLO with fewer pads: what lay on the pads it no longer has is forgotten (its snapshot
+        never names them again), as removals, so no tag or conflict of a pad that is gone stays."""
+        gone = sorted(p for p in set(self.pads) | set(self.status) if p > self.npads)
+        out = []
+        for pad in gone:
+            self.status.pop(pad, None)
+            self.repeated.ended(("conflict", pad), f"pad {pad}: gone")
+            out += self._move(pad, "", inferred=True)
+        if out:
+            held = sorted({e.pad for e in out})
+            log.info("reader firmware has %d pad(s) now: what lay on pad%s %s, which it no longer has, "
+                     "is forgotten (nothing played is lost)", self.npads, "s" if len(held) > 1 else "",
+                     " and ".join(map(str, held)))
+        return out
 
     # --- pads
     def _move(self, pad, new, inferred=False):
