@@ -53,8 +53,8 @@ def test_enrol_a_32_card_pack_refusing_a_repeat_and_two_tags(tmp_path, capsys):
     assert s.finish() == 0
     assert load_deck(path) == {UIDS[c]: c for c in PACK}
     out = capsys.readouterr().out
-    assert "[ 1/32] tap AS" in out and "[32/32] tap 7C" in out
-    assert f"refused: tag {UIDS[PACK[0]]} is already enrolled as AS: put that card aside and tap 9S" in out
+    assert "[ 1/32] tap A♠" in out and "[32/32] tap 7♣" in out
+    assert f"refused: tag {UIDS[PACK[0]]} is already enrolled as A♠: put that card aside and tap 9♠" in out
     assert "refused: two tags on pad 2" in out
     assert out.count("refused") == 2
 
@@ -85,7 +85,7 @@ def test_enrol_one_card_refuses_a_second_tag_for_it(tmp_path, capsys):
     path = tmp_path / "deck.txt"
     path.write_text(format_deck({UIDS[c]: c for c in PACK}))
     assert enroll.main([str(path), "--card", "7S", "--port", str(tmp_path / "none")]) == 2
-    assert "7S already has tag" in capsys.readouterr().err
+    assert "7♠ already has tag" in capsys.readouterr().err
     s = Session(tmp_path, str(path), "--card", "7S", "--replace")
     s.vf.tap(1, "04DDDDDDDDDDDD")
     assert s.finish() == 0
@@ -115,8 +115,8 @@ def test_verify_finds_swapped_labels_and_an_unknown_tag(tmp_path, capsys):
     assert s.finish() == 1
     out = capsys.readouterr().out
     assert "29 of 32 right." in out
-    assert "KS: that tag is QS in the deck" in out
-    assert "7C: tag 04EEEEEEEEEEEE is not in the deck" in out
+    assert "K♠: that tag is Q♠ in the deck" in out
+    assert "7♣: tag 04EEEEEEEEEEEE is not in the deck" in out
 
 
 def test_unknown_tag_during_play_is_an_alert_not_a_guess():
@@ -131,12 +131,12 @@ def test_deck_serves_both_packs():
     assert missing(deck) == [] and missing(deck, TOWERS_PACK) == []
     towers_only = {u: c for u, c in deck.items() if c in TOWERS_PACK}
     assert missing(towers_only, TOWERS_PACK) == []
-    assert missing(towers_only) == ["8S", "7S", "8H", "7H", "8D", "7D", "8C", "7C"]
+    assert missing(towers_only) == ["8♠", "7♠", "8♥", "7♥", "8♦", "7♦", "8♣", "7♣"]
 
 
 @pytest.mark.parametrize("text, why", [
-    ("04A1B2C3D4E5F6 JS\n04A1B2C3D4E5F6 QS\n", "line 2: tag 04A1B2C3D4E5F6 is already JS on line 1"),
-    ("04A1B2C3D4E5F6 JS\n04A1B2C3D4E5F7 js\n", "line 2: JS already has a tag on line 1"),
+    ("04A1B2C3D4E5F6 JS\n04A1B2C3D4E5F6 QS\n", "line 2: tag 04A1B2C3D4E5F6 is already J♠ on line 1"),
+    ("04A1B2C3D4E5F6 JS\n04A1B2C3D4E5F7 js\n", "line 2: J♠ already has a tag on line 1"),
     ("04A1B2C3D4E5F6 1S\n", "line 1: '1S' is not a card"),
     ("04A1B2 JS\n", "line 1: '04A1B2' is not a tag UID"),
     ("# header\n\n04A1B2C3D4E5F6\n", "line 3: want `UID CARD`"),

@@ -127,7 +127,7 @@ DECKS = {  # harden item 2 (outside tester): each was silent in the log, or only
                         "until `card-assistant enroll {}` fills it"),
     "random bytes": (bytes(range(256)) * 4, "deck {} cannot be used (cannot read deck: {} is not a text "
                                             "file (not UTF-8)): every card tap is refused as an unknown tag"),
-    "a card twice": (b"04A1B2C3D4E5F6 JS\n04A1B2C3D4E5F7 JS\n", "deck {} cannot be used ({} line 2: JS "
+    "a card twice": (b"04A1B2C3D4E5F6 JS\n04A1B2C3D4E5F7 JS\n", "deck {} cannot be used ({} line 2: J♠ "
                                                                "already has a tag on line 1)"),
     "a folder": ("folder", "deck {} cannot be used (cannot read deck: {} is a folder, not a file)"),
     "ten cards": ("ten", "deck {} has 10 of the 32 cards: the other 22 are refused as unknown tags; "

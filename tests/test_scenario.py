@@ -72,7 +72,7 @@ def test_cli_json_and_refusal(tmp_path):
     bad.write_text("game towers\nflip JS\nupcard 9H\naccept\nplay 9H\n", encoding="utf-8")
     out = cli("replay", str(bad))
     assert out.returncode == 2
-    assert out.stderr.strip() == "line 5: 9H was picked up by P1"  # one plain line, no traceback
+    assert out.stderr.strip() == "line 5: 9♥ was picked up by P1"  # one plain line, no traceback
 
 
 def test_cli_summary_reads_like_words(tmp_path):

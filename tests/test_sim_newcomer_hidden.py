@@ -86,4 +86,4 @@ def test_a_pair_declared_without_the_king_says_so_not_that_another_hand_holds_it
             "hand P1 JS 9S AS 10S KH QH 8H 7H\nhand P2 JH 9H AH 10H KD QD 8D 7D\n"
             "hand P3 JD 9D AD 10D KC QC 8C 7C\nhand P4 JC 9C AC 10C KS QS 8S 7S\n"
             "pass\npass\nbid 16\npass\ntrump 10C\nplay JH\ncall\nplay 7C\nplay 8S\nplay 7H\npair P1")
-    assert refused(text) == "P1 does not hold KC"
+    assert refused(text) == "P1 does not hold K♣"

@@ -70,7 +70,7 @@ def test_sim_several_cards_on_one_line_are_tapped_in_turn_until_one_is_refused(t
     out = sim(tmp_path, TOWERS_TO_DISCARD + ["1 9C", "AS KS QS QS 10S 9S"])
     assert "tapped AS on pad 2\n  tapped KS on pad 1\n  tapped QS on pad 2\n  tapped QS on pad 1\n" in out
     assert "refused: 10S 9S not tapped" in out
-    assert "refused: QS was already played this hand" in screens(out)[-1]
+    assert "refused: Q♠ was already played this hand" in screens(out)[-1]
     assert "is not a rank" not in out
 
 

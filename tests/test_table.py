@@ -79,7 +79,7 @@ def test_tap_out_of_turn_and_card_already_played(towers):
     assert v.alert.text == "Out of turn: P1 to play" and towers.lines()[-1] == "name S"
     towers.tap(1, "AS")
     v = towers.tap(2, "AS")
-    assert v.alert.text == "AS was already played this hand"
+    assert v.alert.text == "A♠ was already played this hand"
     assert towers.lines()[-1] == "play AS" and towers.journaled() == towers.lines()
 
 
@@ -711,3 +711,18 @@ def test_hold_back_on_a_hands_last_scanned_card_after_a_restart_takes_back_that_
     again.handle(TagArrived(2, uid("AH")))
     assert [r[0] for r in again.journal.db.execute("SELECT line FROM actions ORDER BY seq")][-1] == \
         "hand P2 AD KD QD JD 10D 9D AH"
+
+
+def test_a_card_a_person_reads_is_written_one_way_whoever_says_it(towers):
+    """Fault: the engines wrote cards as `QS` and the box as `Q♠`, so one screen said "Undone:
+    P1's A♠" and the next "AS was already played this hand" (the log's alert lines, the web page
+    and replay's error lines too). Every card a person reads now has its suit sign (README,
+    "Cards in words"); the scenario lines the box journals and exports keep `AS`."""
+    towers.tap(3, "JH"), towers.tap(3, "JS"), towers.tap(3, "9H")
+    towers.press("right"), towers.press("ok"), towers.press("right"), towers.press("ok")
+    towers.tap(3, "KS")                       # P1 names spades
+    towers.tap(1, "AS")
+    assert towers.press("back", held=True).prompt.startswith("Undone: P1's A♠")
+    towers.tap(1, "AS"), towers.tap(2, "KS")
+    assert towers.tap(1, "AS").alert.text == "A♠ was already played this hand"
+    assert towers.journaled()[-4:] == ["play AS", "undo", "play AS", "play KS"]

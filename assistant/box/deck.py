@@ -12,7 +12,7 @@ guess. A 32-card Twenty-Nine deck also serves towers (its pack is a subset).
 """
 import os
 
-from assistant.rules.cards import TWENTY_NINE_PACK, CardError, card_name, parse_card
+from assistant.rules.cards import TWENTY_NINE_PACK, CardError, card_label, card_name, parse_card
 
 HEADER = "# card-assistant deck: tag UID, then the card it is stuck on. Written by `card-assistant enroll`.\n"
 _HEX = frozenset("0123456789ABCDEF")
@@ -61,9 +61,9 @@ def parse_deck(text, source="deck"):
         except (DeckError, CardError) as e:
             raise DeckError(f"{where}: {e}") from None
         if uid in line_of_uid:
-            raise DeckError(f"{where}: tag {uid} is already {card_name(deck[uid])} on line {line_of_uid[uid]}")
+            raise DeckError(f"{where}: tag {uid} is already {card_label(deck[uid])} on line {line_of_uid[uid]}")
         if card in line_of_card:
-            raise DeckError(f"{where}: {card_name(card)} already has a tag on line {line_of_card[card]}")
+            raise DeckError(f"{where}: {card_label(card)} already has a tag on line {line_of_card[card]}")
         deck[uid], line_of_uid[uid], line_of_card[card] = card, n, n
     return deck
 
@@ -132,4 +132,4 @@ def card_for(deck, uid):
 def missing(deck, pack=TWENTY_NINE_PACK):
     """Cards of ``pack`` with no tag in the deck, in pack order (names)."""
     have = set(deck.values())
-    return [card_name(c) for c in sorted(pack) if c not in have]
+    return [card_label(c) for c in sorted(pack) if c not in have]

@@ -14,7 +14,7 @@ import queue
 import sys
 from pathlib import Path
 
-from assistant.rules.cards import TWENTY_NINE_PACK, CardError, card_name, parse_card
+from assistant.rules.cards import TWENTY_NINE_PACK, CardError, card_label, parse_card
 from assistant.box.deck import DeckError, load_deck, missing, save_deck
 from assistant.cli import argument_parser, cannot_write
 from assistant.hw.events import PadConflict, ReaderStatus, TagArrived
@@ -38,8 +38,8 @@ class Enrolment:
         """Take ``uid`` for the next card; returns a refusal in plain words, or None."""
         card = self.next_card
         if uid in self.deck:
-            return (f"tag {uid} is already enrolled as {card_name(self.deck[uid])}: "
-                    f"put that card aside and tap {card_name(card)}")
+            return (f"tag {uid} is already enrolled as {card_label(self.deck[uid])}: "
+                    f"put that card aside and tap {card_label(card)}")
         self.deck[uid] = card
         return None
 
@@ -63,8 +63,8 @@ class Verification:
         self.done += 1
         if got == card:
             return None
-        why = f"tag {uid} is not in the deck" if got is None else f"that tag is {card_name(got)} in the deck"
-        self.wrong.append((card_name(card), why))
+        why = f"tag {uid} is not in the deck" if got is None else f"that tag is {card_label(got)} in the deck"
+        self.wrong.append((card_label(card), why))
         return why
 
 
@@ -72,7 +72,7 @@ def walk(job, events, pad, say, on_accept=lambda: None):
     """Feed taps from ``events`` to ``job`` until every card is done."""
     while job.next_card is not None:
         card = job.next_card
-        say(f"[{job.cards.index(card) + 1:>2}/{len(job.cards)}] tap {card_name(card)}")
+        say(f"[{job.cards.index(card) + 1:>2}/{len(job.cards)}] tap {card_label(card)}")
         while True:
             event = events.get()
             if isinstance(event, ReaderStatus):
@@ -89,7 +89,7 @@ def walk(job, events, pad, say, on_accept=lambda: None):
                     continue
                 refusal = job.offer(event.uid)
                 if refusal is None:
-                    say(f"  {card_name(card)} = {event.uid}")
+                    say(f"  {card_label(card)} = {event.uid}")
                     on_accept()
                     break
                 say(f"  {'WRONG' if isinstance(job, Verification) else 'refused'}: {refusal}")
@@ -168,7 +168,7 @@ def main(argv, events=None):
     if args.card and cards[0] in deck.values():
         owner = next(u for u, c in deck.items() if c == cards[0])
         if not args.replace:
-            print(f"card-assistant enroll: {card_name(cards[0])} already has tag {owner} in {args.deck}; "
+            print(f"card-assistant enroll: {card_label(cards[0])} already has tag {owner} in {args.deck}; "
                   f"a second tag for one card is refused (use --replace to swap it)", file=sys.stderr)
             return 2
         del deck[owner]

@@ -4,7 +4,7 @@ actions, the rule after the match ends (S2), the black-jack flip (T1, N2), claim
 choosing the claimant of a renege penalty, settling an accusation. Each engine keeps only what
 differs. The refusal is :class:`assistant.rules.game.Refused`, imported here for the modules that
 import it from here."""
-from assistant.rules.cards import BLACK_JACKS, card_name
+from assistant.rules.cards import BLACK_JACKS, card_label, card_name
 from assistant.rules.game import Action, Game, Penalty, Phase, Refused
 from assistant.rules.renege import RenegeBook
 
@@ -46,12 +46,12 @@ class Flip:
             if type(c) is not int or c not in pack:
                 if type(c) is not int or not 0 <= c < 32:
                     raise Refused("not-an-action", "'flip' takes the cards turned, like 'flip P1 9H KS JC'")
-                raise Refused("not-in-pack", f"{card_name(c)} is not in this game's pack")
+                raise Refused("not-in-pack", f"{card_label(c)} is not in this game's pack")
             if c in seen or c in turned:
-                raise Refused("card-seen", f"{card_name(c)} was already turned in this flip")
+                raise Refused("card-seen", f"{card_label(c)} was already turned in this flip")
             turned.add(c)
             if c in BLACK_JACKS and i != len(cards) - 1:
-                raise Refused("flip-order", f"the flip ended at {card_name(c)}: no cards are turned after the first black jack")
+                raise Refused("flip-order", f"the flip ended at {card_label(c)}: no cards are turned after the first black jack")
 
     def turn(self, seat, cards):
         if self.start is None:

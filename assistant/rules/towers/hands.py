@@ -2,7 +2,7 @@
 
 ``known[seat]`` is the set of cards the seat still holds, or None when unknown; the up-card the
 dealer picked up is known to be theirs once the discard was recorded as another card."""
-from assistant.rules.cards import TOWERS_PACK, card_name
+from assistant.rules.cards import TOWERS_PACK, card_label
 from assistant.rules.game import Refused
 from assistant.rules.towers.pack import EFFECTIVE, FLIP, MAYBE, NO, PLAY, SURE, UP_CARD
 
@@ -40,12 +40,12 @@ class Hands:
         seen = set()
         for c in cards:
             if c not in TOWERS_PACK:
-                raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
+                raise Refused("not-in-pack", f"{card_label(c)} is not in the towers pack")
             if c in seen:
-                raise Refused("card-seen", f"{card_name(c)} is listed twice")
+                raise Refused("card-seen", f"{card_label(c)} is listed twice")
             seen.add(c)
             if c in other or (live and (c in self.played or c == self.up_card)):
-                raise Refused("card-elsewhere", f"{card_name(c)} cannot be in {who}'s hand: it is elsewhere")
+                raise Refused("card-elsewhere", f"{card_label(c)} cannot be in {who}'s hand: it is elsewhere")
             if live and c == self.discard and seat != self.dealer:  # face down: not named
                 raise Refused("card-elsewhere", f"one of those cards cannot be in {who}'s hand: "
                               "it is out of play this hand")

@@ -1,7 +1,7 @@
 """T2 T3 T4 Making trump: the deal and the up-card, round one (accept or pass) with the
 dealer's pick-up and face-down discard, round two (name a suit but the turned-down one),
 and for 2 before the first lead."""
-from assistant.rules.cards import TOWERS_PACK, card_name
+from assistant.rules.cards import TOWERS_PACK, card_label
 from assistant.rules.game import Refused, not_held_words
 from assistant.rules.towers.pack import PLAY, ROUND_ONE, ROUND_TWO, UP_CARD, suit_words
 
@@ -14,10 +14,10 @@ class MakingTrump:
         self._expect(UP_CARD, what="turning the up-card")
         c = a.card
         if c not in TOWERS_PACK:
-            raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
+            raise Refused("not-in-pack", f"{card_label(c)} is not in the towers pack")
         for hand in self.known:
             if hand is not None and c in hand:
-                raise Refused("card-elsewhere", f"{card_name(c)} was dealt to a player: it cannot be the up-card")
+                raise Refused("card-elsewhere", f"{card_label(c)} was dealt to a player: it cannot be the up-card")
         self._reset_hand_figures()
         self.hand_no += 1
         self.book.start_hand(self.hand_no)
@@ -79,7 +79,7 @@ class MakingTrump:
         if not self.discard_open:
             raise Refused("not-now", "only the dealer who picked up the up-card discards, once, before the first lead")
         if c not in TOWERS_PACK:
-            raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
+            raise Refused("not-in-pack", f"{card_label(c)} is not in the towers pack")
         hand = self.known[self.dealer]
         if hand is not None and c not in hand:
             raise Refused("not-held", not_held_words(self.name(self.dealer)))

@@ -3,7 +3,7 @@
 A play is checked (``_check_play``, which ``legal_actions`` asks too), recorded
 (``_record_play``: what it shows or fails to show, for the renege book), then the trick is
 ended (``_finish_trick``)."""
-from assistant.rules.cards import TOWERS_PACK, card_name
+from assistant.rules.cards import TOWERS_PACK, card_label
 from assistant.rules.game import Refused, not_held_words
 from assistant.rules.towers.pack import EFFECTIVE, MAYBE, PLAY, POWER, SURE, suit_words
 
@@ -47,14 +47,14 @@ class Tricks:
         """Refuse the card, or return the suit it fails to follow (None if it follows or
         the seat surely holds none of the led suit)."""
         if c not in TOWERS_PACK:
-            raise Refused("not-in-pack", f"{card_name(c)} is not in the towers pack")
+            raise Refused("not-in-pack", f"{card_label(c)} is not in the towers pack")
         if c in self.played:
-            raise Refused("card-seen", f"{card_name(c)} was already played this hand")
+            raise Refused("card-seen", f"{card_label(c)} was already played this hand")
         if c == self.up_card:
             if not self.picked_up:
-                raise Refused("card-elsewhere", f"{card_name(c)} was the up-card, turned down: it is out of play")
+                raise Refused("card-elsewhere", f"{card_label(c)} was the up-card, turned down: it is out of play")
             if seat != self.dealer:
-                raise Refused("card-elsewhere", f"{card_name(c)} was picked up by {self.name(self.dealer)}")
+                raise Refused("card-elsewhere", f"{card_label(c)} was picked up by {self.name(self.dealer)}")
         # the discard is face down and a known hand is hidden: one wording, naming no card
         if c == self.discard:
             raise Refused("card-elsewhere", not_held_words(self.seats[seat]))

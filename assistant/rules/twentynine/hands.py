@@ -3,7 +3,7 @@
 ``known[seat]`` is the cards known to be in the seat's playable hand and not yet played; when
 they are as many as the cards the seat has left, the hand is fully known. All 32 cards are
 dealt, so once three hands are fully known in play, the fourth is too (S1: the box is sure)."""
-from assistant.rules.cards import card_name
+from assistant.rules.cards import card_label
 from assistant.rules.game import Refused
 from assistant.rules.twentynine.pack import BIT, FLIP, PLAY, cards_of
 
@@ -57,7 +57,7 @@ class Hands:
             if type(c) is not int or not 0 <= c < 32:
                 raise Refused("not-in-pack", f"{c!r} is not a card of the Twenty-Nine pack")
             if mask & BIT[c]:
-                raise Refused("card-seen", f"{card_name(c)} is listed twice")
+                raise Refused("card-seen", f"{card_label(c)} is listed twice")
             mask |= BIT[c]
         return mask
 
@@ -67,7 +67,7 @@ class Hands:
         for t in range(4):
             if t != s and self.next_known[t] & mask:
                 c = cards_of(self.next_known[t] & mask)[0]
-                raise Refused("card-elsewhere", f"{card_name(c)} cannot be in {self.name(s)}'s hand: it was dealt to another player")
+                raise Refused("card-elsewhere", f"{card_label(c)} cannot be in {self.name(s)}'s hand: it was dealt to another player")
 
     def _check_hand(self, s, mask, cards):
         who = self.name(s)
@@ -79,12 +79,12 @@ class Hands:
         if tc is not None and s != self.bidder and mask & BIT[tc]:
             if not self.revealed:
                 raise Refused("card-elsewhere", f"that hand cannot be {who}'s: one of its cards is out of play this round")
-            raise Refused("card-elsewhere", f"{card_name(tc)} cannot be in {who}'s hand: it is the trump card")
+            raise Refused("card-elsewhere", f"{card_label(tc)} cannot be in {who}'s hand: it is the trump card")
         for c in cards:
             if self.played & BIT[c]:
-                raise Refused("card-seen", f"{card_name(c)} cannot be in {who}'s hand: it was already played")
+                raise Refused("card-seen", f"{card_label(c)} cannot be in {who}'s hand: it was already played")
             if self._elsewhere(s, BIT[c]):
-                raise Refused("card-elsewhere", f"{card_name(c)} cannot be in {who}'s hand: it was dealt to another player")
+                raise Refused("card-elsewhere", f"{card_label(c)} cannot be in {who}'s hand: it was dealt to another player")
         if s == self.bidder and tc is not None and not mask & BIT[tc]:
             raise Refused("not-held", f"{who}'s hand must include the face-down trump card")
         if self.known[s] & ~mask:

@@ -2,7 +2,7 @@
 
 ``trick_trumps``, ``scoring`` and ``two_point_bid`` change a figure where it is used
 (:mod:`~assistant.rules.twentynine.tricks`, :mod:`~assistant.rules.twentynine.scoring`)."""
-from assistant.rules.cards import KING, QUEEN, card, card_name
+from assistant.rules.cards import KING, QUEEN, card, card_label
 from assistant.rules.game import Refused
 from assistant.rules.twentynine.pack import BIT, HIGH_BID, LOW_BID, PLAY, SIDE_OF, TRUMP_CARD
 
@@ -86,11 +86,11 @@ class HouseRules:
         kq = BIT[card(t, KING)] | BIT[card(t, QUEEN)]
         for c in (card(t, KING), card(t, QUEEN)):
             if self.played & BIT[c]:
-                raise Refused("card-seen", f"{card_name(c)} was already played this round")
+                raise Refused("card-seen", f"{card_label(c)} was already played this round")
             if not self.known[s] & BIT[c]:  # where else it is stays unsaid: a known hand is hidden
                 if self._elsewhere(s, BIT[c]):
-                    raise Refused("card-elsewhere", f"{self.name(s)} does not hold {card_name(c)}")
+                    raise Refused("card-elsewhere", f"{self.name(s)} does not hold {card_label(c)}")
                 if self._full(s):
-                    raise Refused("not-held", f"{self.name(s)} does not hold {card_name(c)}")
+                    raise Refused("not-held", f"{self.name(s)} does not hold {card_label(c)}")
         if (self.known[s] | kq).bit_count() > self.left[s]:
             raise Refused("not-held", f"{self.name(s)} cannot hold both: too few cards are left")

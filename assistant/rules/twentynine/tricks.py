@@ -3,7 +3,7 @@
 A play is checked (``_check_play``, which ``legal_actions`` asks too), recorded
 (``_record_play``: what it shows or fails to show, for the renege book), then the trick is
 ended (``_end_trick``)."""
-from assistant.rules.cards import card_name
+from assistant.rules.cards import card_label
 from assistant.rules.game import Refused, not_held_words
 from assistant.rules.twentynine.pack import BIT, CARD_POINTS, CARD_POWER, PLAY, SIDE_OF, SUIT_MASK, suit_words
 
@@ -32,7 +32,7 @@ class Tricks:
         """Refuse the card, or say what it fails to show: (the led suit, or None; trump, or None)."""
         bit = BIT[c]
         if self.played & bit:
-            raise Refused("card-seen", f"{card_name(c)} was already played this round")
+            raise Refused("card-seen", f"{card_label(c)} was already played this round")
         known = self.known[s]
         who = self.name(s)
         # the face-down trump card and the known hands are hidden: one wording, naming no card
@@ -54,7 +54,7 @@ class Tricks:
         if s == self.caller:
             if suit == led and c != self._trump_card:
                 raise Refused("called", f"{who} called for trump, declaring no {suit_words(led)}: "
-                              f"{card_name(c)} cannot be played now")
+                              f"{card_label(c)} cannot be played now")
             t = self.trump_suit
             if suit != t:
                 trumps = known & SUIT_MASK[t]
