@@ -122,8 +122,17 @@ def frame_text(frame, columns):
     return None
 
 
-def say(text):
-    """Print ``text``, each line broken between words to fit the terminal (indented as it is)."""
+# the simulator's own lines said while a typed line is handled, held (a list) to be said below the
+# next drawing when the terminal is too short for it: said above it, they scrolled away unseen
+HELD = None
+
+
+def say(text, now=False):
+    """Print ``text``, each line broken between words to fit the terminal (indented as it is); held
+    for below the next drawing while :data:`HELD` is a list, unless ``now``."""
+    if HELD is not None and not now:
+        HELD.append(text)
+        return
     columns = terminal_columns()
     for line in text.split("\n"):
         indent = " " * (len(line) - len(line.lstrip(" ")))
@@ -149,7 +158,7 @@ def on_resume(sim):
     def again():
         while (got := os.read(r, 64)):
             if signal.SIGCONT in got:
-                say("  (back) screen: " + screen_words(sim.box.view))
+                say("  (back) screen: " + screen_words(sim.box.view), now=True)
                 print("> ", end="", flush=True)
         os.close(r)
     threading.Thread(target=again, name="sim-resume", daemon=True).start()
@@ -162,15 +171,18 @@ def on_resume(sim):
 
 
 def interactive(sim):
+    global HELD
     undo = on_resume(sim)
     try:
         return _interactive(sim)
     finally:
+        HELD = None
         if undo is not None:
             undo()
 
 
 def _interactive(sim):
+    global HELD
     say("card-assistant sim: " + KEYS_HELP.strip()
         + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
     too_narrow = None  # the width last said to be too narrow for the screen, said once
@@ -185,11 +197,18 @@ def _interactive(sim):
             too_narrow = columns
             say(f"  (the terminal is {columns} columns wide; the screen needs {COMPACT_WIDTH}, "
                 f"or {FULL_WIDTH} at full size: widen it to see the screen, its words follow)")
+        held, HELD = HELD or (), None
+        for text in held:  # the notes of the last line typed, below the drawing they were above
+            say(text)
         # no drawing, or one whose top (the score, trump) scrolled out of a short terminal
         table = table_words(sim.box.view) if drawn is None or (size and size.lines < DRAWN_LINES) else None
         if table:
             say("  table: " + table)
         say("  screen: " + screen_words(sim.box.view))
+        # a drawing taller than the terminal: what the next line typed makes the sim say is held
+        # for below the next drawing, where it stays in sight (help, a typo's note, "tapped")
+        if drawn is not None and size and size.lines < DRAWN_LINES:
+            HELD = []
         try:
             line = input("> ").strip()
         except EOFError:  # Ctrl-D: end the prompt's line, as Ctrl-C does, so the shell's starts clean

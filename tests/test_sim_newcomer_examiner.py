@@ -1,0 +1,42 @@
+"""What a newcomer met playing the keyboard simulator the way the examiners do (a fresh clone, a
+100x30 tmux window, the README and docs/ only): each test names the fault and plays the real
+command in a real terminal of that size."""
+from test_sim_newcomer import in_terminal, piped
+
+
+def below_drawings(out):
+    """What stays in sight under each drawing: the words after its bottom border, up to the next."""
+    return [" ".join(part.split("┌", 1)[0].split()) for part in out.split("└")[1:]]
+
+
+def test_help_and_the_sims_notes_stay_in_sight_in_a_terminal_shorter_than_the_drawing(tmp_path):
+    """Fault: in the examiners' 100x30 window the drawing (34 lines) is redrawn after every line
+    typed, so `help`'s list of keys, a typo's note ("'pass' is not a card or a key") and the
+    "tapped" lines were printed above it and scrolled away at once: `help` seemed to do nothing.
+    Now they are said below the drawing, just above the screen's words and the prompt."""
+    out = in_terminal(["sim", "--state-dir", tmp_path], "help\npass\nq\n", columns=100, rows=30)
+    below = below_drawings(out)
+    assert "u undo (hold Back), q quit" in below[1] and "'pass' is not a card or a key" in below[2]
+    # a tall terminal keeps them where they were, above the next drawing
+    out = in_terminal(["sim", "--state-dir", tmp_path], "help\nq\n", columns=100, rows=40)
+    assert "u undo (hold Back), q quit" not in below_drawings(out)[1]
+
+
+# Twenty-Nine with the pair and a deal scan: P4 deals (J♣), P3 bids 17 and lays 9♥ face down; P3
+# holds K♥ Q♥; P1 leads J♠, P3 cannot follow and plays 7♥, P4 calls (trump ♥) and P3 takes trick 1
+SCANNED_PAIR = ("\n\n7S 8S JH JC\n\na\n\n\na\n\na\n\n9H\n1 JS 9S AS 10S JC 9C AC 10C\n"
+                "2 KS QS 8S 7S KC QC 8C 7C\n3 JH AH 10H KH QH 8H 7H\n4 JD 9D AD 10D KD QD 8D 7D\n"
+                "JS\n7S\n7H\nd\n\n7D\n")
+
+
+def test_the_menu_offers_the_pair_to_both_partners_not_only_to_the_scanned_holder(tmp_path):
+    """Fault: with a deal scan the menu offered "Pair: P3 shows K♥ Q♥" to P3 alone, the seat the
+    scanned hands said held them: whoever opened the menu (to undo, to accuse) read where the K
+    and Q of trump lay, and that P1 held no pair, before P3 chose to declare. Now the menu offers
+    the pair to every seat the table's public state allows; a false one is refused when chosen."""
+    out = piped(["sim", "--game", "twenty-nine", "--deal-scan", "--option", "pair=on",
+                 "--state-dir", tmp_path], SCANNED_PAIR + "m\nd\nd\nd\n\nm\nd\nd\nd\nd\n\nq\n")
+    menus = [ln for ln in out.split("\n") if "screen: Menu:" in ln]
+    assert "Pair: P1 shows K♥ Q♥ Pair: P3 shows K♥ Q♥ Accuse P1" in menus[0]
+    assert "refused: P1 does not hold" in out
+    assert "Pair P3: P1+P3 need 16" in " ".join(out.split())
