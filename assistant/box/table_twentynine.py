@@ -152,8 +152,10 @@ def menu_items(table):
         items.append((f"Double: {side_name(names, 1 - bs)}", lambda: table.apply(Action("double"))))
     if Action("redouble") in legal:
         items.append((f"Redouble: {side_name(names, bs)}", lambda: table.apply(Action("redouble"))))
-    pair = [a.seat for a in legal if a.kind == "pair" and a.seat is not None]
-    if pair:  # only the seats the rules would accept, each naming the cards it shows (17.7)
+    # the seats the rules would accept by what the table knows, each naming the cards it shows
+    # (17.7); never by a scanned hand, which would tell everyone who holds the K and Q
+    pair = [seat for seat in range(4) if e.pair_open(seat)]
+    if pair:
         t = e.trump_suit
         kq = f"{card_label(card(t, KING))} {card_label(card(t, QUEEN))}"
         for seat in pair:

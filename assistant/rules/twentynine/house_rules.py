@@ -70,7 +70,30 @@ class HouseRules:
         step = -4 if side == SIDE_OF[self.bidder] else 4
         self.target = min(HIGH_BID, max(LOW_BID, self.target + step))
 
+    def pair_open(self, s):
+        """Whether seat ``s`` may be offered the pair by what the whole table knows: every check
+        of :meth:`_check_pair` but the hands the box knows (a deal scan, a sure holding), which a
+        menu offering the pair only to the seats that hold it would show to everyone."""
+        try:
+            self._check_pair_public(s)
+        except Refused:
+            return False
+        return True
+
     def _check_pair(self, s):
+        self._check_pair_public(s)
+        t = self.trump_suit
+        kq = BIT[card(t, KING)] | BIT[card(t, QUEEN)]
+        for c in (card(t, KING), card(t, QUEEN)):
+            if not self.known[s] & BIT[c]:  # where else it is stays unsaid: a known hand is hidden
+                if self._elsewhere(s, BIT[c]):
+                    raise Refused("card-elsewhere", f"{self.name(s)} does not hold {card_label(c)}")
+                if self._full(s):
+                    raise Refused("not-held", f"{self.name(s)} does not hold {card_label(c)}")
+        if (self.known[s] | kq).bit_count() > self.left[s]:
+            raise Refused("not-held", f"{self.name(s)} cannot hold both: too few cards are left")
+
+    def _check_pair_public(self, s):
         if not self.pair_on:
             raise Refused("option-off", "the pair is not played here (option pair=on)")
         self._expect(PLAY, what="declaring the pair")
@@ -83,14 +106,8 @@ class HouseRules:
             raise Refused("needs-trick", f"{self.side_name(side)} must win a trick after trump is revealed "
                           "before declaring the pair")
         t = self.trump_suit
-        kq = BIT[card(t, KING)] | BIT[card(t, QUEEN)]
         for c in (card(t, KING), card(t, QUEEN)):
             if self.played & BIT[c]:
                 raise Refused("card-seen", f"{card_label(c)} was already played this round")
-            if not self.known[s] & BIT[c]:  # where else it is stays unsaid: a known hand is hidden
-                if self._elsewhere(s, BIT[c]):
-                    raise Refused("card-elsewhere", f"{self.name(s)} does not hold {card_label(c)}")
-                if self._full(s):
-                    raise Refused("not-held", f"{self.name(s)} does not hold {card_label(c)}")
-        if (self.known[s] | kq).bit_count() > self.left[s]:
+        if self.left[s] < 2:
             raise Refused("not-held", f"{self.name(s)} cannot hold both: too few cards are left")
