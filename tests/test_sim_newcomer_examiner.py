@@ -40,3 +40,13 @@ def test_the_menu_offers_the_pair_to_both_partners_not_only_to_the_scanned_holde
     assert "Pair: P1 shows K♥ Q♥ Pair: P3 shows K♥ Q♥ Accuse P1" in menus[0]
     assert "refused: P1 does not hold" in out
     assert "Pair P3: P1+P3 need 16" in " ".join(out.split())
+
+
+def test_the_readme_says_where_the_card_assistant_command_is_before_using_it():
+    """Fault: the README and docs/ give commands as `card-assistant replay FILE`, but a fresh
+    clone set up by `python3 dev.py run` has that program only in .venv/bin: copied as they
+    stand they failed with "card-assistant: command not found", and nothing said why."""
+    from test_sim_newcomer import ROOT
+    readme = (ROOT / "README.md").read_text()
+    first = readme.index("\ncard-assistant ")  # the first command line that starts with it
+    assert ". .venv/bin/activate" in readme[:first]
