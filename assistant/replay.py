@@ -31,8 +31,8 @@ def replay_lines(lines):
     return match
 
 
-def summary(state):
-    """A few lines of plain words for people, from the replay state."""
+def summary(state, options=None):
+    """A few lines of plain words for people, from the replay state and the house rules."""
     seats = state["seats"]
     towers = state["game"] == "towers"
     if towers:
@@ -41,7 +41,11 @@ def summary(state):
     else:
         sides = [f"{seats[0]}+{seats[2]}", f"{seats[1]}+{seats[3]}"]
         score = ", ".join(f"{n} {s}" for n, s in zip(sides, state["score"]))
-        lines = [f"Twenty-Nine, first side to 6: {score}"]
+        goal = ("only the bidding side's score moves, +6 wins and -6 loses"
+                if (options or {}).get("scoring") == "pagat" else "first side to 6")
+        lines = [f"Twenty-Nine, {goal}: {score}"]
+        if options:
+            lines.append("House rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
     if state["winner"]:
         lines.append("Winner: " + " and ".join(state["winner"]))
     hand = state.get("hand") or 0
@@ -149,5 +153,5 @@ def main(argv):
         print(json.dumps(state, ensure_ascii=False))
     elif args.export != "-":
         state["waiting"] = match.engine.waiting_for()
-        print(summary(state))
+        print(summary(state, match.options))
     return 0

@@ -50,3 +50,19 @@ def test_the_readme_says_where_the_card_assistant_command_is_before_using_it():
     readme = (ROOT / "README.md").read_text()
     first = readme.index("\ncard-assistant ")  # the first command line that starts with it
     assert ". .venv/bin/activate" in readme[:first]
+
+
+def test_replays_summary_says_the_house_rules_and_the_pagat_goal(tmp_path, capsys):
+    """Fault: `card-assistant replay` of a match under scoring=pagat began "Twenty-Nine, first side
+    to 6", which is not how such a match is won (docs/rules.md: only the bidding side's score
+    moves, +6 wins, -6 loses), and no line said which house rules the match was played under."""
+    from assistant.replay import main
+    f = tmp_path / "pagat.scn"
+    f.write_text("game twenty-nine\noption scoring=pagat\noption pair=on\nflip JS\nbid 16\n")
+    assert main([str(f)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Twenty-Nine, only the bidding side's score moves, +6 wins and -6 loses: "
+                          "P1+P3 0, P2+P4 0\nHouse rules: scoring=pagat, pair=on\n"), out
+    f.write_text("game twenty-nine\nflip JS\n")
+    assert main([str(f)]) == 0
+    assert capsys.readouterr().out.startswith("Twenty-Nine, first side to 6: P1+P3 0, P2+P4 0\nDealer")
