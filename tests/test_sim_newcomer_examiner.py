@@ -66,3 +66,12 @@ def test_replays_summary_says_the_house_rules_and_the_pagat_goal(tmp_path, capsy
     f.write_text("game twenty-nine\nflip JS\n")
     assert main([str(f)]) == 0
     assert capsys.readouterr().out.startswith("Twenty-Nine, first side to 6: P1+P3 0, P2+P4 0\nDealer")
+
+
+def test_a_hand_typed_without_its_pad_during_a_deal_scan_is_not_taken_as_the_up_card(tmp_path):
+    """Fault: with --deal-scan a newcomer typed P1's hand as the README shows cards
+    (`AS KS QS ...`): it went on the centre pad, A♠ became the up-card ("End scan: A♠ up-card"),
+    the rest was refused, and nothing said that a hand goes on its seat's pad (`1 AS KS QS`)."""
+    out = piped(["sim", "--deal-scan", "--state-dir", tmp_path], "\nJS\nAS KS QS JS 10S 9S AH\nq\n")
+    assert "type the pad first, like 1 AS KS QS for P1; nothing tapped" in out
+    assert "tapped AS" not in out and "up-card" not in out.split("nothing tapped")[1]

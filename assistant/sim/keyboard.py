@@ -275,6 +275,11 @@ def tap_cards(sim, line):
             else:
                 say(f"  {str(err)[:160]}")
             return
+    if pad is None and len(cards) > 1 and sim.box.view.phase == "scan":
+        # a towers hand typed without its pad went on the centre: its first card became the up-card
+        say("  a hand is scanned on its seat's pad: type the pad first, like 1 AS KS QS for P1; "
+            "nothing tapped")
+        return
     for i, card in enumerate(cards):
         at = default_pad(sim) if pad is None else pad
         if not 0 <= at < len(sim.table.pads):
