@@ -271,4 +271,7 @@ def _flushed(status):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m assistant.cli` runs this file as __main__, a second copy: run the module the
+    # commands import, so that its OutputError is the one they let through (export, for one)
+    from assistant.cli import main as module_main
+    sys.exit(module_main())

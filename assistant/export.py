@@ -39,7 +39,7 @@ class ExportError(Exception):
 
 
 def export(args):
-    from assistant.cli import state_dir_problem
+    from assistant.cli import OutputError, state_dir_problem
     from assistant.box.config import ConfigError, load
     from assistant.box.journal import Journal, JournalError
     try:
@@ -73,7 +73,7 @@ def export(args):
             raise ExportError(f"{path}: no match {mid} (matches: {ids[0]} to {ids[-1]})")
         _write(args.out, _scenario(journal, mid))
         return 0
-    except ExportError:
+    except (ExportError, OutputError, BrokenPipeError):  # standard output's own fault: cli says so
         raise
     except JournalError as e:
         raise ExportError(e) from None

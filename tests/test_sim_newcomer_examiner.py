@@ -75,3 +75,26 @@ def test_a_hand_typed_without_its_pad_during_a_deal_scan_is_not_taken_as_the_up_
     out = piped(["sim", "--deal-scan", "--state-dir", tmp_path], "\nJS\nAS KS QS JS 10S 9S AH\nq\n")
     assert "type the pad first, like 1 AS KS QS for P1; nothing tapped" in out
     assert "tapped AS" not in out and "up-card" not in out.split("nothing tapped")[1]
+
+
+def test_export_to_a_full_standard_output_blames_standard_output_not_the_journal(tmp_path):
+    """Fault: `card-assistant export --state-dir D - > /dev/full` said "D/journal.sqlite3: cannot
+    be read (No space left on device); the box recovers it at its next start", status 1: a sound
+    journal called damaged, and a repair promised, for a full standard output (README: said so,
+    status 74)."""
+    import os
+    import subprocess
+    import sys
+    import pytest
+    from assistant.box.journal import Journal
+    from test_sim_newcomer import ROOT, environ
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    journal = Journal(str(tmp_path / "journal.sqlite3"))
+    journal.new_match("towers", ("P1", "P2"), {})
+    journal.close()
+    with open("/dev/full", "wb") as full:
+        out = subprocess.run([sys.executable, "-m", "assistant.cli", "export", "--state-dir", str(tmp_path), "-"],
+                             stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=environ(), timeout=60)
+    assert out.returncode == 74, out.stderr
+    assert out.stderr == "card-assistant export: standard output cannot be written (No space left on device)\n"
