@@ -1,6 +1,8 @@
 """What a newcomer met playing the keyboard simulator the way the examiners do (a fresh clone, a
 100x30 tmux window, the README and docs/ only): each test names the fault and plays the real
 command in a real terminal of that size."""
+from pathlib import Path
+
 from test_sim_newcomer import in_terminal, piped
 
 
@@ -98,3 +100,19 @@ def test_export_to_a_full_standard_output_blames_standard_output_not_the_journal
                              stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=environ(), timeout=60)
     assert out.returncode == 74, out.stderr
     assert out.stderr == "card-assistant export: standard output cannot be written (No space left on device)\n"
+
+
+def test_quitting_a_match_in_a_temporary_folder_says_how_to_resume_it():
+    """Fault: without --state-dir the folder of the journal was said only at the start, long
+    scrolled away in a 30-line window when the newcomer quit mid-match; the match was kept there
+    but nothing said so, and starting the same command again began a fresh box."""
+    import re
+    import shutil
+    out = piped(["sim"], "\nJS\nq\n")
+    said = " ".join(out.split())
+    folder = re.search(r"the match in play is kept in (\S+); to resume it, start again with "
+                       r"--state-dir (\S+)", said)
+    assert folder and folder[1] == folder[2], said[-300:]
+    assert (Path(folder[1]) / "journal.sqlite3").exists()
+    shutil.rmtree(folder[1])
+    assert "the match in play is kept" not in piped(["sim"], "q\n")  # no match: nothing to resume

@@ -288,9 +288,26 @@ def main(argv):
                 club_sent(sim.box.table.journal)
             return status
         from assistant.sim.keyboard import interactive
-        return interactive(sim)
+        try:
+            status = interactive(sim)
+        except KeyboardInterrupt:  # Ctrl-C: said on a line of its own, after the prompt's
+            print()
+            say_how_to_resume(sim, args.state_dir, state_dir)
+            raise
+        say_how_to_resume(sim, args.state_dir, state_dir)
+        return status
     finally:
         sim.stop()
+
+
+def say_how_to_resume(sim, named, state_dir):
+    """At the keyboard, a match left in play in the temporary folder: how to go on with it (the
+    line at the start that said where the journal is has long scrolled away)."""
+    from assistant.sim.keyboard import say
+    match = getattr(sim.table, "match", None)
+    if not named and match is not None and match.engine.phase != "over":
+        say(f"card-assistant sim: the match in play is kept in {state_dir}; to resume it, start "
+            f"again with --state-dir {state_dir}")
 
 
 def club_sent(journal, wait=10.0):
