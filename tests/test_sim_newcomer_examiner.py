@@ -116,3 +116,22 @@ def test_quitting_a_match_in_a_temporary_folder_says_how_to_resume_it():
     assert (Path(folder[1]) / "journal.sqlite3").exists()
     shutil.rmtree(folder[1])
     assert "the match in play is kept" not in piped(["sim"], "q\n")  # no match: nothing to resume
+
+
+# Twenty-Nine: P4 deals (J♣), P1 bids 16 and lays 7♠ face down; P1 holds every spade and leads
+# them, no one calls; the 7♠ is turned up for trick 8 (N7): P1+P3 take 29 points
+ROUND = ("\n\n7S 8S JH JC\n\na\n\na\n\na\n\n7S\nJS 7H 7C 7D 9S 8H 8C 8D AS QH QC QD 10S KH KC KD "
+         "KS 10H 10C 10D QS AH AC AD 8S 9H 9C 9D 7S JH JC JD\n")
+
+
+def test_rule_d1_says_what_the_twenty_nine_screen_shows_between_rounds(tmp_path):
+    """Fault: docs/rules.md D1 said the box keeps showing the last hand's tricks, points and
+    trump until the next hand begins; the Twenty-Nine screen clears them once the round's result
+    is shown (a decision of issue 17: the old trump looked like the new one), so a player checking
+    D1 at the table found it untrue. D1 now says what each shows."""
+    from test_sim_newcomer import ROOT
+    out = in_terminal(["sim", "--game", "twenty-nine", "--state-dir", tmp_path], ROUND + "\nq\n", columns=60)
+    tables = [" ".join(t.split("screen:")[0].split()) for t in " ".join(out.split()).split("table: ")[1:]]
+    assert tables[-2] == "P1+P3 1, P2+P4 0 | Deal P1" and tables[-1] == tables[-2], tables[-3:]
+    d1 = " ".join((ROOT / "docs" / "rules.md").read_text().split("**D1 ")[1].split("- **D2")[0].split())
+    assert "The Twenty-Nine screen shows the round's points on its result and then clears them and the trump" in d1
