@@ -135,3 +135,13 @@ def test_rule_d1_says_what_the_twenty_nine_screen_shows_between_rounds(tmp_path)
     assert tables[-2] == "P1+P3 1, P2+P4 0 | Deal P1" and tables[-1] == tables[-2], tables[-3:]
     d1 = " ".join((ROOT / "docs" / "rules.md").read_text().split("**D1 ")[1].split("- **D2")[0].split())
     assert "The Twenty-Nine screen shows the round's points on its result and then clears them and the trump" in d1
+
+
+def test_a_wrong_towers_pads_list_names_the_four_seats_default_too(capsys):
+    """Fault: `sim --pads P1,P2,P3` said towers takes pads "of P1, P2, centre", yet the default
+    the help names, P1,P2,P3,P4, is a towers list too: the message hid the list it accepts."""
+    import pytest
+    from assistant.sim.simulator import parse_args
+    with pytest.raises(SystemExit):
+        parse_args(["--pads", "P1,P2,P3"])
+    assert "of P1, P2, centre, separated by commas (or the four seats' pads, P1,P2,P3,P4)" in capsys.readouterr().err

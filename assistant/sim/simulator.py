@@ -118,7 +118,8 @@ def parse_args(argv):
         wrong = [] if sorted(pads) == list(FOUR_SEATS) else [x for x in pads if x not in roles]
         if wrong or not 1 <= len(pads) <= 4 or len(set(pads)) != len(pads):
             p.error(f"--pads {args.pads!r} does not fit {args.game}: name 1 to 4 different pads "
-                    f"of {', '.join(roles)}, separated by commas")
+                    f"of {', '.join(roles)}, separated by commas"
+                    + (f" (or the four seats' pads, {','.join(FOUR_SEATS)})" if "P3" not in roles else ""))
         from assistant.box.table_menus import seats_without_a_pad
         seats = [r for r in roles if r != "centre"]
         missing = [r for r in seats if r not in pads]
