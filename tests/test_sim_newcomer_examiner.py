@@ -8,17 +8,20 @@ from test_sim_newcomer import in_terminal, piped
 
 def below_drawings(out):
     """What stays in sight under each drawing: the words after its bottom border, up to the next."""
-    return [" ".join(part.split("┌", 1)[0].split()) for part in out.split("└")[1:]]
+    return [" ".join(part.split("┌", 1)[0].split()) for part in out.split("┘")[1:]]
 
 
 def test_help_and_the_sims_notes_stay_in_sight_in_a_terminal_shorter_than_the_drawing(tmp_path):
     """Fault: in the examiners' 100x30 window the drawing (34 lines) is redrawn after every line
     typed, so `help`'s list of keys, a typo's note ("'pass' is not a card or a key") and the
     "tapped" lines were printed above it and scrolled away at once: `help` seemed to do nothing.
-    Now they are said below the drawing, just above the screen's words and the prompt."""
+    So did the notes said at the start. Now they are said below the drawing, just above the
+    screen's words and the prompt."""
     out = in_terminal(["sim", "--state-dir", tmp_path], "help\npass\nq\n", columns=100, rows=30)
     below = below_drawings(out)
     assert "u undo (hold Back), q quit" in below[1] and "'pass' is not a card or a key" in below[2]
+    # the notes at the start (the keys; where the journal is, which match goes on) too
+    assert below[0].startswith("card-assistant sim: type a card (JS,"), below[0]
     # a tall terminal keeps them where they were, above the next drawing
     out = in_terminal(["sim", "--state-dir", tmp_path], "help\nq\n", columns=100, rows=40)
     assert "u undo (hold Back), q quit" not in below_drawings(out)[1]

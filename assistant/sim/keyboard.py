@@ -127,6 +127,15 @@ def frame_text(frame, columns):
 HELD = None
 
 
+def hold_in_a_short_terminal():
+    """In a terminal shorter than the drawing, hold what is said from now on for below the first
+    drawing: the notes at the start (the keys, where the journal is) scrolled away unseen."""
+    global HELD
+    size = terminal_size()
+    if size and size.lines < DRAWN_LINES and size.columns >= COMPACT_WIDTH:
+        HELD = []
+
+
 def say(text, now=False):
     """Print ``text``, each line broken between words to fit the terminal (indented as it is); held
     for below the next drawing while :data:`HELD` is a list, unless ``now``."""

@@ -250,7 +250,9 @@ def main(argv):
         print(f"card-assistant sim: {state_dir} is in use by another card-assistant sim: quit that one "
               f"first (two boxes on one journal would each refuse the other's actions)", file=sys.stderr)
         return 1
-    from assistant.sim.keyboard import say  # the notes, broken between words to fit a terminal
+    from assistant.sim.keyboard import hold_in_a_short_terminal, say  # notes, broken to fit a terminal
+    if not args.bots:
+        hold_in_a_short_terminal()
     try:
         sim = SimBox(state_dir, args.game, args.pads, args.frames, args.options, args.deal_scan,
                      args.player, club=args.club_cfg).start()
