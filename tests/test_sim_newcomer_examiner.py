@@ -148,3 +148,17 @@ def test_a_wrong_towers_pads_list_names_the_four_seats_default_too(capsys):
     with pytest.raises(SystemExit):
         parse_args(["--pads", "P1,P2,P3"])
     assert "of P1, P2, centre, separated by commas (or the four seats' pads, P1,P2,P3,P4)" in capsys.readouterr().err
+
+
+def test_a_card_tapped_face_down_is_not_named_under_the_drawing(tmp_path):
+    """Fault: the sim said "tapped AD on pad 1" for the towers discard, "tapped 9H on pad 3" for
+    the Twenty-Nine trump card laid face down, and named every scanned card: once these lines
+    stayed under the drawing (a short terminal), the next player read the hidden card there. Now
+    a card the table cannot see is "a card face down"; the up-card and plays are still named."""
+    out = piped(["sim", "--state-dir", tmp_path / "t"], "\nJS\n9H\n\nAD\n\nAS\nq\n")
+    assert "tapped a card face down on pad 1" in out and "tapped AS on pad 2" in out
+    assert "AD" not in out and "A♦" not in out
+    out = piped(["sim", "--game", "twenty-nine", "--deal-scan", "--state-dir", tmp_path / "n"],
+                "\n\n7S 8S JH JC\n\na\n\na\n\na\n\n9H\n2 8C\nq\n")
+    assert out.count("tapped a card face down") == 2 and "tapped JC on pad 1" in out
+    assert "9H" not in out and "9♥" not in out and "8C" not in out and "8♣" not in out

@@ -296,14 +296,28 @@ def tap_cards(sim, line):
                 f"its own pad taps on the centre)")
             return
         alert = getattr(sim.table, "alert", None)
+        hiding = sim.box.view.phase in HIDDEN_PHASES
         sim.tap(at, card)
-        say(f"  tapped {card_name(card)} on pad {at + 1}")
+        say(f"  tapped {tapped_words(sim.box.view, card, hiding)} on pad {at + 1}")
         now = getattr(sim.table, "alert", None)
         refused = now is not alert and now is not None and (
             now.kind in NOT_TAKEN or now.cause in NOT_TAKEN)
         if refused and cards[i + 1:]:
             say(f"  refused: {' '.join(map(card_name, cards[i + 1:]))} not tapped")
             return
+
+
+# the screens that take a card face down: the towers discard, the Twenty-Nine trump card (laid or
+# the seventh), a hand scanned
+HIDDEN_PHASES = ("discard", "trump-card", "seventh", "scan")
+
+
+def tapped_words(view, card, hiding):
+    """The card a tap put down, named only when the table can see it: a card tapped face down
+    (while ``hiding``) stays unnamed under the drawing, where the next player reads the screen."""
+    seen = {c for _, c in view.trick} | {c for _, c in view.flipped} | {view.up_card}
+    shown = card in seen or card_label(card) in screen_words(view)  # the up-card a scan's menu names
+    return card_name(card) if not hiding or shown else "a card face down"
 
 
 # the alerts (kinds, causes) of a tap the box did not take: a refusal, a tag not in the deck, a
