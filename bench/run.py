@@ -14,14 +14,22 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv):
     wanted = argv[1:]
-    for path in sorted(HERE.glob("bench_*.py")):
-        if wanted and not any(w in path.stem for w in wanted):
-            continue
-        print(f"== {path.stem}", flush=True)
-        runpy.run_path(str(path), run_name="__main__")
+    names = [path.stem for path in sorted(HERE.glob("bench_*.py"))]
+    if any(w in ("-h", "--help") for w in wanted):
+        print(__doc__.strip() + "\n\nBenchmarks: " + ", ".join(n.removeprefix("bench_") for n in names))
+        return 0
+    chosen = [n for n in names if not wanted or any(w in n for w in wanted)]
+    if not chosen:  # a typo ran nothing and said nothing
+        print(f"dev.py bench: no benchmark is named like {' or '.join(map(repr, wanted))} "
+              f"(benchmarks: {', '.join(n.removeprefix('bench_') for n in names)})", file=sys.stderr)
+        return 2
+    for name in chosen:
+        print(f"== {name}", flush=True)
+        runpy.run_path(str(HERE / f"{name}.py"), run_name="__main__")
         print(flush=True)
+    return 0
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(HERE.parent))
-    main(sys.argv)
+    sys.exit(main(sys.argv))

@@ -162,3 +162,19 @@ def test_a_card_tapped_face_down_is_not_named_under_the_drawing(tmp_path):
                 "\n\n7S 8S JH JC\n\na\n\na\n\na\n\n9H\n2 8C\nq\n")
     assert out.count("tapped a card face down") == 2 and "tapped JC on pad 1" in out
     assert "9H" not in out and "9♥" not in out and "8C" not in out and "8♣" not in out
+
+
+def test_dev_py_bench_help_and_a_name_that_matches_no_benchmark_say_so():
+    """Fault: `python3 dev.py bench --help`, and a name that matches no benchmark (`journals`),
+    printed nothing and exited 0: the newcomer could not tell whether anything had run. Now --help lists the benchmarks, and a name that matches
+    none says so with the list, status 2."""
+    import subprocess
+    import sys
+    from test_sim_newcomer import ROOT, environ
+    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), *a],  # noqa: E731
+                                    capture_output=True, text=True, cwd=ROOT, env=environ(), timeout=60)
+    out = run("--help")
+    assert out.returncode == 0 and "Benchmarks: box, club" in out.stdout and "twentynine" in out.stdout
+    out = run("journals")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("dev.py bench: no benchmark is named like 'journals' (benchmarks: box,")
