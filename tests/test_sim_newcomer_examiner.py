@@ -178,3 +178,15 @@ def test_dev_py_bench_help_and_a_name_that_matches_no_benchmark_say_so():
     out = run("journals")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("dev.py bench: no benchmark is named like 'journals' (benchmarks: box,")
+
+
+def test_the_pair_is_not_offered_to_a_seat_when_the_turned_up_trump_card_is_its_k_or_q():
+    """The menu's pair offers (see the scanned-holder fault above) come from the public state
+    only; the trump card turned up is public, and it is the bidder's (N4): when it is the K or Q
+    of trump, no other seat is offered the pair."""
+    from assistant.replay import replay_lines
+    m = replay_lines(["game twenty-nine", "option pair=on", "flip 7S 8S JH JC", "bid 16", "pass",
+                      "pass", "pass", "trump KH", "play JS", "call", "play 7H", "play 8S", "play 9S"])
+    e = m.engine
+    assert e.revealed and e.winners == [1]  # P2's 7♥, a trump, takes trick 1 for P2+P4
+    assert [e.pair_open(s) for s in range(4)] == [False, False, False, False]

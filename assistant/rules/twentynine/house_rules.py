@@ -109,5 +109,8 @@ class HouseRules:
         for c in (card(t, KING), card(t, QUEEN)):
             if self.played & BIT[c]:
                 raise Refused("card-seen", f"{card_label(c)} was already played this round")
+        shown = self.revealed_trump_card()  # turned up for all to see: it is the bidder's (N4)
+        if shown in (card(t, KING), card(t, QUEEN)) and s != self.bidder:
+            raise Refused("card-elsewhere", f"{self.name(s)} does not hold {card_label(shown)}")
         if self.left[s] < 2:
             raise Refused("not-held", f"{self.name(s)} cannot hold both: too few cards are left")
