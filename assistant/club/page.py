@@ -31,26 +31,36 @@ GUESTS_NOTE = ('<p class="quiet">Guests (a seat nobody tapped a player tag for k
 
 
 def records(board):
-    """MatchRecords of every match the board holds, numbered 1.. in the order they started. Each
+    """MatchRecords of every match the board holds, numbered 1.. in the order they started (on the
+    board's clock: ``on_board``). Each
     says its table, its number at the table (``table_match``), its journal and which of the
     table's journals that is (``run``: 2 and on after a box began a new journal)."""
     with board.lock:
         latest = {}
         for key in board.ordered():  # the newest journal's newest match, the last of its table
             latest[key[0]] = key
-        made = [(bm.started or 0, table, board.run(table, journal), mid, journal, bm.game, bm.seats, bm.options,
-                 [format_action(a, bm.seats) for a in bm.match.actions], latest[table] == (table, journal, mid),
-                 board.clocks.last.get((table, journal, mid)))
+        made = [(on_board(board, table, journal, bm.started) or 0, table, board.run(table, journal), mid, journal,
+                 bm.game, bm.seats, bm.options, [format_action(a, bm.seats) for a in bm.match.actions],
+                 latest[table] == (table, journal, mid),
+                 on_board(board, table, journal, board.clocks.last.get((table, journal, mid))))
                 for (table, journal, mid), bm in board.matches.items()]
     made.sort(key=lambda m: m[:4])
     out = []
     for k, (started, table, run, mid, journal, game, seats, options, lines, is_latest, last) in enumerate(made, 1):
         rec = replay_match(k, game, seats, options, lines, started, is_latest)
         rec.table, rec.table_match, rec.journal, rec.run = table, mid, journal, run
-        # minutes a match, by the box's own clock; a match in play or abandoned has not finished
+        # minutes a match (start and end on the board's clock by one difference: the box's own
+        # length); a match in play or abandoned has not finished
         rec.finished = last if started and rec.state == FINISHED else None
         out.append(rec)
     return out
+
+
+def on_board(board, table, journal, t):
+    """A time ``t`` by that box's clock, on the board's (clocks.py): a box whose clock is days out
+    (a Pi that kept the time it was switched off) played tonight, not on the day its clock says."""
+    behind = board.clocks.behind.get((table, journal))
+    return t + behind if t and behind is not None else t
 
 
 def _named(side):
@@ -125,7 +135,14 @@ def club_json(board):
                                "refused": board.refused_at.get(table, 0)}
     for table, box in out["boxes"].items():
         box["online"] = box_online(board, table)
-    out["standings"] = club_standings(records(board))
+    recs = records(board)
+    by_match = {(r.table, r.run, r.table_match): r for r in recs}
+    for table in out["tables"]:  # as the Tables page: finished, abandoned or in play, and since when
+        for m in table["matches"]:
+            rec = by_match.get((table["table"], m.get("run", 1), m["match"]))
+            if rec is not None:
+                m["state"], m["started"] = rec.state, rec.started or None
+    out["standings"] = club_standings(recs)
     return out
 
 

@@ -1,0 +1,64 @@
+"""Faults seen running a whole club night as its organiser would (docs/club.md: a real Mosquitto,
+the board, simulated boxes killed and restarted, one box's clock wrong, one renamed), each named.
+The board is fed the boxes' own outbox rows (no broker needed for what the page makes of them)."""
+import json
+import time
+
+from assistant.club.board import Board
+from assistant.club.page import club_json
+from tests.test_club import bot_table, deliver, page_of, play
+
+DAYS_BEHIND = 3 * 86400
+
+
+def skewed(journal, behind):
+    """A box's messages as that box sends them when its clock is ``behind`` seconds slow (a Pi
+    that kept the time it was switched off): every time it writes (``t``, ``started``) is early."""
+    out = []
+    for _, topic, payload in journal.outbox_rows(0, 100_000):
+        body = json.loads(payload)
+        for key in ("t", "started"):
+            if isinstance(body.get(key), (int, float)):
+                body[key] -= behind
+        for e in body.get("events", ()):
+            if isinstance(e.get("started"), (int, float)):
+                e["started"] -= behind
+        out.append((topic, json.dumps(body).encode()))
+    return out
+
+
+def test_a_box_whose_clock_is_days_out_shows_its_matches_on_the_boards_clock(tmp_path):
+    """Fault (club night, a box whose clock was 3 days slow): the board read that box's times on
+    its own clock to find a player at two tables at once, but its Tables page said the match
+    tonight "Started 2026-11-28" (the box's clock), and it numbered and charted the club's matches
+    in that order (the slow box's first). Now every time the board shows is on its own clock."""
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 4, name="t2")
+    play(t, bot, "towers", ("Eve", "Finn"))
+    for topic, payload in skewed(j, DAYS_BEHIND):
+        board.receive(topic, payload)
+    home = page_of(board, "/")
+    today, slow = (time.strftime("%m-%d", time.localtime(x)) for x in (time.time(), time.time() - DAYS_BEHIND))
+    assert f"</span>{today}</span>" in home and f"</span>{slow}</span>" not in home, home
+    match = page_of(board, "/matches/t2/1")
+    assert time.strftime("%Y-%m-%d", time.localtime()) in match, match
+    board.close()
+
+
+def test_api_club_says_of_each_match_whether_it_was_abandoned_and_when_it_started(tmp_path):
+    """Fault (club night, a box killed mid-match and started again with --bots): the Tables page
+    said "abandoned" and when each match started, but /api/club, "the same as JSON", had only the
+    engine's phase ("play" for the abandoned match as for the one in play) and no time: a program
+    could not tell them apart. Now each match has ``state`` and ``started`` as the page has them."""
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 4)
+    t.new_match("towers", {}, seats=("Ann", "Bob"))
+    for _ in range(30):  # the box was killed here; started again, it began a new match
+        assert t.apply(bot.next_action(t.match.engine))
+    play(t, bot, "towers", ("Ann", "Bob"))
+    t.new_match("towers", {}, seats=("Ann", "Bob"))
+    deliver(board, j)
+    matches = club_json(board)["tables"][0]["matches"]
+    assert [m.get("state") for m in matches] == ["abandoned", "finished", "in play"], matches
+    assert all(abs(m["started"] - time.time()) < 600 for m in matches), matches
+    board.close()
