@@ -62,3 +62,16 @@ def test_api_club_says_of_each_match_whether_it_was_abandoned_and_when_it_starte
     assert [m.get("state") for m in matches] == ["abandoned", "finished", "in play"], matches
     assert all(abs(m["started"] - time.time()) < 600 for m in matches), matches
     board.close()
+
+
+def test_a_connected_box_with_no_match_yet_is_not_said_to_be_unheard(tmp_path):
+    """Fault (club night, a box switched on and waiting at its menu): the Tables page said "Box
+    connected · Nothing heard yet" of a table whose box had just said it was connected. Now it
+    says that no match has come from it yet."""
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    board.receive("club/c/t4/status", json.dumps({"v": 1, "table": "t4", "journal": "1ebe5561598678ad",
+                                                   "online": True, "t": time.time()}).encode())
+    home = page_of(board, "/")
+    assert "Table t4" in home and "Nothing heard yet" not in home, home
+    assert "Box connected · No match from it yet" in home, home
+    board.close()

@@ -169,7 +169,8 @@ def presence(board, table, recs):
     goodbye) and when the board last heard from it: a box switched off mid-match is not a match
     being played."""
     online, heard = box_online(board, table), board.heard.get(table)
-    last = f"last heard from {pages.when(heard)}" if heard else "nothing heard yet"
+    last = (f"last heard from {pages.when(heard)}" if heard  # its latest event (a status says "connected")
+            else "no match from it yet" if online else "nothing heard yet")
     refused = board.refused_at.get(table, 0)
     out = (f'<p class="warn">{refused} message{"" if refused == 1 else "s"} from this table refused: '
            f'the board\'s log says why (two boxes set up with this table\'s name, or an older box, which '
