@@ -75,3 +75,53 @@ def test_a_connected_box_with_no_match_yet_is_not_said_to_be_unheard(tmp_path):
     assert "Table t4" in home and "Nothing heard yet" not in home, home
     assert "Box connected · No match from it yet" in home, home
     board.close()
+
+
+def test_a_table_renamed_mid_match_shows_that_match_once_under_its_new_name(tmp_path):
+    """Fault (club night: table t4's box restarted as "blue" mid-match; docs/club.md: "the match in
+    play, and every one after, are blue's"): the board showed that match twice, whole and over at
+    blue and "in play" at t4 for ever, under "Box not connected: its match in play waits for it".
+    Now the old table's copy of a match its box went on with under another name is left out, and
+    the old table says where its box went."""
+    from assistant.club.public import ClubOutbox
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 6, name="t4")
+    play(t, bot, "towers", ("Gus", "Hal"))
+    t.new_match("towers", {}, seats=("Gus", "Hal"))
+    for _ in range(40):
+        assert t.apply(bot.next_action(t.match.engine))
+    deliver(board, j)
+    j.outbox = ClubOutbox("c", "blue", j)  # the same box restarted as blue: as it connects, it sends
+    for mid in j.outbox.recent_matches():  # its latest matches' records (the publisher), the one in play whole
+        board.receive(f"club/c/blue/record/{mid}", j.outbox.record(mid).encode())
+    while t.match.engine.phase != "over":
+        assert t.apply(bot.next_action(t.match.engine))
+    deliver(board, j)
+    board.receive("club/c/t4/status", json.dumps({"v": 1, "table": "t4", "journal": j.name(), "online": False,
+                                                   "t": time.time()}).encode())
+    tables = {tb["table"]: [(m["match"], m["state"]) for m in tb["matches"]] for tb in club_json(board)["tables"]}
+    assert tables == {"t4": [(1, "finished")], "blue": [(2, "finished")]}, tables
+    home = page_of(board, "/")
+    assert "waits for it" not in home and "now plays as table blue" in home, home
+    assert club_json(board)["standings"]["towers"]["players"]["Gus"]["played"] == 2
+    board.close()
+
+
+def test_the_docs_club_of_your_own_runs_as_typed_and_its_broker_keeps_what_it_holds(tmp_path):
+    """Faults (docs/club.md's "Simulated boxes in a club of your own", followed literally from a
+    fresh clone): its commands type card-assistant, which is only in the checkout's .venv/bin
+    ("command not found"); and its mosquitto.conf had no persistence, so a broker restarted
+    mid-night forgot the board's queued messages and every box's retained status (a box switched
+    off was no longer said to be). The block now activates the venv first, and its broker
+    persists, as Debian's Mosquitto and the tests' broker do."""
+    import subprocess
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "club.md").read_text(encoding="utf-8")
+    block = doc.split("### Simulated boxes in a club of your own")[1].split("```sh")[1].split("```")[0]
+    lines = [line.split("#")[0].strip() for line in block.splitlines()]
+    first = next(k for k, line in enumerate(lines) if line.startswith("card-assistant"))
+    assert any(line.startswith(". .venv/bin/activate") for line in lines[:first]), block
+    conf = next(line for line in lines if line.startswith("printf 'listener"))
+    subprocess.run(["bash", "-c", conf], cwd=tmp_path, check=True)
+    written = (tmp_path / "mosquitto.conf").read_text().splitlines()
+    assert "persistence true" in written and f"persistence_location {tmp_path}/" in written, written

@@ -39,11 +39,12 @@ def records(board):
         latest = {}
         for key in board.ordered():  # the newest journal's newest match, the last of its table
             latest[key[0]] = key
+        gone = moved(board)
         made = [(on_board(board, table, journal, bm.started) or 0, table, board.run(table, journal), mid, journal,
                  bm.game, bm.seats, bm.options, [format_action(a, bm.seats) for a in bm.match.actions],
                  latest[table] == (table, journal, mid),
                  on_board(board, table, journal, board.clocks.last.get((table, journal, mid))))
-                for (table, journal, mid), bm in board.matches.items()]
+                for (table, journal, mid), bm in board.matches.items() if (table, journal, mid) not in gone]
     made.sort(key=lambda m: m[:4])
     out = []
     for k, (started, table, run, mid, journal, game, seats, options, lines, is_latest, last) in enumerate(made, 1):
@@ -53,6 +54,23 @@ def records(board):
         # length); a match in play or abandoned has not finished
         rec.finished = last if started and rec.state == FINISHED else None
         out.append(rec)
+    return out
+
+
+def moved(board):
+    """``{(table, journal, match): the table it went on at}`` (the board's lock held): a box renamed
+    mid-match (its ``[club] table``) goes on with the match in play under its new name, whole, so
+    the board holds it under both; the copy under the name its box left is never finished, and
+    is left out. The same match: one journal, number, game, seats and start (two boxes that share
+    a journal's name, a card copied, play matches that differ)."""
+    names = {}
+    for (table, journal, mid), bm in board.matches.items():
+        if journal is not None:
+            names.setdefault((journal, mid, bm.game, tuple(bm.seats), bm.started), []).append(table)
+    out = {}
+    for (journal, mid, *_), tables in names.items():
+        now = max(tables, key=lambda t: board.heard.get(t) or 0)  # the name its box sent under last
+        out.update({(t, journal, mid): now for t in tables if t != now})
     return out
 
 
@@ -130,6 +148,9 @@ def club_json(board):
     out = board.snapshot()
     with board.lock:  # a table known by its box's status or table now only (as on the page)
         known = {*board.online, *board.now}
+        gone = moved(board)
+    for table in out["tables"]:
+        table["matches"] = [m for m in table["matches"] if (table["table"], m.get("journal"), m["match"]) not in gone]
     for table in sorted(known - set(out["boxes"]), key=in_order):
         out["boxes"][table] = {"online": None, "heard": board.heard.get(table),
                                "refused": board.refused_at.get(table, 0)}
@@ -164,11 +185,14 @@ def box_online(board, table):
     return False if online and time.time() - said > SILENT else online
 
 
-def presence(board, table, recs):
+def presence(board, table, recs, went=None):
     """Whether the table's box is there (its status, or the broker's will when it went without a
     goodbye) and when the board last heard from it: a box switched off mid-match is not a match
-    being played."""
+    being played. ``went``: the table its box went on at (renamed mid-match, ``moved``)."""
     online, heard = box_online(board, table), board.heard.get(table)
+    if went and not online:
+        return (f'<p class="quiet">Its box now plays as table {escape(went)} (renamed) · last heard as '
+                f'{escape(table)} from {pages.when(heard)}</p>')
     last = (f"last heard from {pages.when(heard)}" if heard  # its latest event (a status says "connected")
             else "no match from it yet" if online else "nothing heard yet")
     refused = board.refused_at.get(table, 0)
@@ -250,11 +274,14 @@ def club_page(board, recs):
                      'nothing new can arrive until it is (the log says why).</p>')
     if not by_table:
         parts.append('<p class="quiet">No table has sent anything yet.</p>')
+    with board.lock:
+        went = {table: now for (table, _, _), now in moved(board).items()}
     for table, rs in sorted(by_table.items(), key=lambda kv: in_order(kv[0])):
         with board.lock:
             together = {r.run for r in rs if board.tables.together(table, r.journal)}
         rows = table_rows(sorted(rs, key=lambda r: (r.run, r.table_match)), together)  # the box's own order
-        parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs)}{held_note(board, table, rs)}"
+        parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs, went.get(table))}"
+                     f"{held_note(board, table, rs)}"
                      + (f"<div class=\"scroll\"><table><tr><th>#</th><th>Game</th>"
                         f'<th>Score</th><th class="wide">Winner</th><th class="wide">State</th><th>Started</th></tr>'
                         f'{rows}</table></div>' if rows else ""))
