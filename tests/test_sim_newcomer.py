@@ -208,8 +208,8 @@ def test_a_second_sim_on_a_state_folder_in_use_is_refused_in_one_line(tmp_path):
                                 env=environ())
         assert second.returncode == 1 and second.stdout == ""
         assert second.stderr.strip().splitlines() == [
-            f"card-assistant sim: {tmp_path} is in use by another card-assistant sim: quit that one first "
-            "(two boxes on one journal would each refuse the other's actions)"]
+            f"card-assistant sim: {tmp_path} is in use by another card-assistant (sim, process {first.pid}): "
+            "quit that one first; two boxes on one journal would each refuse the other's actions"]
     finally:
         first.communicate("q\n", timeout=120)
     assert first.returncode == 0

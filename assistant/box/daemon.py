@@ -161,7 +161,7 @@ def main(argv):
 
 
 def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=None,
-            reader_port=None, frames_dir=None, on_box=None, deck_log=None):
+            reader_port=None, frames_dir=None, on_box=None, deck_log=None, command="run"):
     """Build the adapters for ``cfg`` and run until SIGTERM/SIGINT (or a Stop event). A state
     folder that cannot hold the journal is one log line: the deck's problem (``deck_log``) and the
     web page's screen file, which live in that folder too, are then not said again."""
@@ -170,9 +170,12 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     from assistant.hw.display import is_hardware, open_display
     from assistant.hw.reader import Reader
 
+    from assistant.box import statelock
     events = event_queue()
     unusable = False  # the state folder cannot hold a journal (nor the screen file in it)
+    held = None
     try:
+        held = statelock.hold(state_dir, command)  # before any repair: another box may be writing
         table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
     except JournalTooNew as e:  # said once per start, and on the screen until stopped
         log.error("%s", e)
@@ -181,8 +184,9 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
         log.error("%s", e)
         table = JournalRefused(cfg.game.game, cfg.table.pads, f"No journal: {e}", "Storage problem")
         unusable = True
-    except JournalError as e:  # locked by another program: exit, and systemd tries again shortly
+    except JournalError as e:  # another box, or another program's lock: exit, systemd tries again
         log.error("%s", e)
+        statelock.release(held)
         return 1
     if table.journal is not None:  # else no card is played: the deck would be one more line
         if deck_log:
@@ -227,5 +231,6 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
             publisher.stop()
         if table.journal is not None:
             table.journal.close()
+        statelock.release(held)
     log.info("stopped cleanly")
     return 0

@@ -117,7 +117,7 @@ class SimBox:
             self._ready.set()
         try:
             status = run_box(self.cfg, str(self.state_dir), deck, problem, pin_factory=self.factory,
-                             frames_dir=self.frames_dir, on_box=on_box)
+                             frames_dir=self.frames_dir, on_box=on_box, command="sim")
             if self.box is None:  # it gave up before running (the reason is in the log)
                 self.error = f"the box exited with status {status} before it ran"
         except BaseException as e:  # reported by start() or stop()

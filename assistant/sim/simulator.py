@@ -172,19 +172,6 @@ def parse_args(argv):
     return args
 
 
-def hold_folder(folder):
-    """Lock the state ``folder`` for as long as this process runs; False when another sim holds it
-    (a second sim on one journal had each box's actions refused by the other's, as a database error)."""
-    import fcntl
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return False
-    return True  # the descriptor stays open: the lock ends with the process
-
-
 def journal_match(state_dir):
     """The match in play in ``state_dir``'s journal, or None (none, over, unreadable: the box says
     why when it starts)."""
@@ -241,15 +228,15 @@ def main(argv):
     except OSError as e:
         print(f"card-assistant sim: cannot make the folder {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
-    try:
-        held = hold_folder(state_dir)
-    except OSError as e:  # a folder this user may not open (mode 000): one line, as the box says it
-        print(f"card-assistant sim: cannot open the folder {state_dir}: {e.strerror}", file=sys.stderr)
+    from assistant.box import statelock
+    from assistant.box.journal import JournalUnavailable
+    try:  # held until the process ends; its box holds it again (a second sim, or a `run`: refused)
+        statelock.hold(state_dir, "sim")
+    except statelock.StateBusy as e:
+        print(f"card-assistant sim: {e}", file=sys.stderr)
         return 1
-    if not held:
-        print(f"card-assistant sim: {state_dir} is in use by another card-assistant sim: quit that one "
-              f"first (two boxes on one journal would each refuse the other's actions)", file=sys.stderr)
-        return 1
+    except JournalUnavailable:  # a folder this user may not open (mode 000): the box says it
+        pass
     from assistant.sim.keyboard import hold_in_a_short_terminal, say  # notes, broken to fit a terminal
     if not args.bots:
         hold_in_a_short_terminal()
