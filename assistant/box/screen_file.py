@@ -98,8 +98,8 @@ class ScreenFile:
             return
         tmp = self.path + ".tmp"
         try:
-            if not os.path.isdir(self.folder):
-                os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            if not os.path.isdir(self.folder):  # its own folder only: never the state folder
+                os.mkdir(self.folder, 0o700)  # (removed under the box: the journal makes it, 0700)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with open(fd, "w", encoding="utf-8") as f:
                 f.write(text)
