@@ -81,12 +81,51 @@ def what_is_at(path):
 
 
 def write_text(path, text):
-    """Write ``text`` (UTF-8) to ``path`` atomically: into a file beside it, synced, then renamed
-    over it, so a crash mid-write never leaves half a file (a deck, players.txt)."""
+    """Write ``text`` (UTF-8) to ``path`` atomically: into a new file beside it (0600), synced,
+    renamed over it, and the folder synced, so neither a crash mid-write (never half a file: a
+    deck, players.txt) nor a power cut just after (the rename kept) undoes it. The new file has a
+    name of its own each time: a pipe left under a fixed one held `players add` for ever, a
+    folder there refused it. It keeps the file's mode and owner (a deck `sudo enroll` rewrites
+    stays readable by the box's user)."""
+    import tempfile
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        _same_access(fd, path)
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(folder)
+    except OSError:
+        pass  # a file system that syncs no folder: the rename is as durable as it makes it
+    finally:
+        os.close(folder)
+
+
+def _same_access(fd, path):
+    """Give the new file ``path``'s mode and owner, or a new file's mode (the umask's)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        mask = os.umask(0o077)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
+        return
+    try:
+        os.fchown(fd, st.st_uid, st.st_gid)
+    except OSError:
+        pass  # not root: the file is this user's, as it would have been before
+    os.fchmod(fd, stat.S_IMODE(st.st_mode))

@@ -25,3 +25,22 @@ def test_a_state_folder_removed_under_the_box_is_not_made_again_open_to_all(tmp_
     finally:
         os.umask(old)
     assert not state.exists() or stat.S_IMODE(state.stat().st_mode) == 0o700
+
+
+def test_a_pipe_left_where_players_txt_was_written_never_holds_players_for_ever(tmp_path):
+    """Fault (a pipe, or a folder, under players.txt.tmp, the fixed name the list was written
+    through): `players rename` waited for ever for a reader of the pipe (a folder: refused). The
+    new list is written through a name of its own each time, keeping the file's mode."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    (tmp_path / "players.txt").write_text("04A1B2C3D4E5F6 Ann\n")
+    os.chmod(tmp_path / "players.txt", 0o640)
+    os.mkfifo(tmp_path / "players.txt.tmp")
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", "players", "--state-dir", str(tmp_path),
+                          "rename", "Ann", "Bea"], cwd=Path(__file__).resolve().parents[1],
+                         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert got.returncode == 0, got.stderr
+    assert "04A1B2C3D4E5F6 Bea" in (tmp_path / "players.txt").read_text()
+    assert stat.S_IMODE((tmp_path / "players.txt").stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["players.txt", "players.txt.tmp"]
