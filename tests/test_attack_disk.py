@@ -44,3 +44,30 @@ def test_a_pipe_left_where_players_txt_was_written_never_holds_players_for_ever(
     assert "04A1B2C3D4E5F6 Bea" in (tmp_path / "players.txt").read_text()
     assert stat.S_IMODE((tmp_path / "players.txt").stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["players.txt", "players.txt.tmp"]
+
+
+def test_a_journal_copied_in_from_another_box_is_no_loss_of_the_storage(tmp_path, caplog):
+    """Fault (two boxes' journals in one folder: box B's journal.sqlite3 copied over box A's, A's
+    count record left beside it): the box said "the storage lost the latest match (358 action(s)
+    saved) and 417 saved action(s) of earlier matches", on the screen, a loss no storage made.
+    The record says whose it is (its journal's first match's start): another journal's record is
+    one log line and written anew; a loss of this journal's own actions is still said."""
+    from journal_faults import fill
+    from assistant.box.journal import Journal
+    from assistant.box.journal_files import CountRecord
+    a, b = tmp_path / "a", tmp_path / "b"
+    fill(a / "journal.sqlite3", (("towers-random.scn", 40), ("twenty-nine-random.scn", 30)))
+    fill(b / "journal.sqlite3", (("towers-random.scn", 20),))
+    shutil.copy(b / "journal.sqlite3", a / "journal.sqlite3")
+    with caplog.at_level("WARNING"):
+        j = Journal(str(a / "journal.sqlite3"))
+    j.close()
+    assert j.problems == [] and j.summary is None
+    assert "is of another journal" in caplog.text
+    assert CountRecord(str(a / "journal.sqlite3.count")).read() == (1, 20, 20)
+    shutil.copy(b / "journal.sqlite3", tmp_path / "b-before")  # B's own journal, then one more match
+    fill(b / "journal.sqlite3", (("towers-random.scn", 5),))
+    shutil.copy(tmp_path / "b-before", b / "journal.sqlite3")  # B's storage loses its latest match
+    j = Journal(str(b / "journal.sqlite3"))
+    j.close()
+    assert j.problems == ["the storage lost the latest match (5 action(s) saved); the box goes on from match 1"]

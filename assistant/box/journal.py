@@ -146,6 +146,8 @@ class Journal(Opening, Losses):
                           (mid, game, json.dumps(list(seats)), json.dumps(options), started), outbox=rows)
         self.match_id, self._seq, self._aside = cur.lastrowid, 0, 0
         self._current, self._lines = (game, tuple(seats), dict(options), started), []
+        if self.record is not None and self.record.journal is None:  # the journal's first match
+            self.record.journal = files.journal_tag(started)
         self._note(self.match_id, 0)
         return self.match_id
 

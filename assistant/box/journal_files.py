@@ -254,6 +254,12 @@ def _open_file(path, flags):
     return fd
 
 
+def journal_tag(started):
+    """Which journal a count record is of: its first match's start time (never changed), hashed."""
+    import zlib
+    return None if started is None else f"{zlib.crc32(repr(float(started)).encode()):08X}"
+
+
 class CountRecord:
     """How many actions the journal had saved, kept beside it in a small file of its own
     (``journal.sqlite3.count``) and synced after each commit: ``match`` (the current match),
@@ -269,6 +275,8 @@ class CountRecord:
     def __init__(self, path):
         self.path = path
         self.fd = None
+        self.journal = None  # whose record this is (journal_tag), written with it: set by the journal
+        self.read_journal = None  # whose the record read was, or None (a record before that was kept)
 
     def read(self):
         """``(match, count, total)`` or None (no record, or a torn one)."""
@@ -287,15 +295,18 @@ class CountRecord:
             text = data.decode("ascii").rstrip(" \n")
             body, _, crc = text.rpartition(" ")
             words = body.split()
-            if words[0] != "count1" or len(words) != 4 or int(crc, 16) != zlib.crc32(body.encode()):
+            if (words[0], len(words)) not in (("count1", 4), ("count2", 5)) or \
+                    int(crc, 16) != zlib.crc32(body.encode()):
                 return None
-            return tuple(int(w) for w in words[1:])
+            self.read_journal = words[4] if words[0] == "count2" else None
+            return tuple(int(w) for w in words[1:4])
         except (UnicodeDecodeError, ValueError, IndexError):
             return None
 
     def write(self, match, count, total):
         import zlib
-        body = f"count1 {match or 0} {count} {total}"
+        body = f"count2 {match or 0} {count} {total} {self.journal}" if self.journal else \
+            f"count1 {match or 0} {count} {total}"
         line = f"{body} {zlib.crc32(body.encode()):08X}".ljust(self.SIZE - 1).encode() + b"\n"
         if self.fd is not None and os.fstat(self.fd).st_nlink == 0:  # removed under the box (the whole
             self.close()  # folder, say): written anew beside the journal, not into a nameless file

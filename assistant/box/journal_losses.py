@@ -37,6 +37,14 @@ class Losses:
             self._record_problem("is not a file" if os.path.islink(self.record.path)
                                  or not os.path.isfile(self.record.path) else "holds no readable record")
         latest = self.db.execute("SELECT max(id) FROM matches").fetchone()[0] or 0
+        first = self.db.execute("SELECT started FROM matches ORDER BY id LIMIT 1").fetchone()
+        self.record.journal = files.journal_tag(first[0]) if first else None
+        if saved is not None and self.record.journal and self.record.read_journal not in (None, self.record.journal) \
+                and self.recovered is None:  # (a recovery may have lost the first match: compared)
+            log.warning("the count record %s is of another journal (its first match began at another "
+                        "time: a journal copied in from another box): nothing is compared, "
+                        "it is written anew", self.record.path)
+            saved = None
         if saved is not None:
             match, count, total = saved
             has, has_total = self._counts(match)
