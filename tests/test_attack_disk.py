@@ -71,3 +71,24 @@ def test_a_journal_copied_in_from_another_box_is_no_loss_of_the_storage(tmp_path
     j = Journal(str(b / "journal.sqlite3"))
     j.close()
     assert j.problems == ["the storage lost the latest match (5 action(s) saved); the box goes on from match 1"]
+
+
+def test_an_export_killed_mid_write_leaves_no_half_match_under_its_name(tmp_path):
+    """Fault (export killed while it wrote, here by the kernel's file size limit, SIGXFSZ; a
+    SIGKILL or a full card does the same): half a scenario was left as match-1.scn, a file that
+    reads as a shorter match. Each file is written under a name of its own, then renamed."""
+    import resource
+    import subprocess
+    import sys
+    from pathlib import Path
+    from journal_faults import fill
+    fill(tmp_path / "state" / "journal.sqlite3", (("towers-random.scn", None),))
+    out = tmp_path / "out"
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", "export", "--all", "--state-dir",
+                          str(tmp_path / "state"), str(out)], cwd=Path(__file__).resolve().parents[1],
+                         capture_output=True, text=True, timeout=30, preexec_fn=small_files)
+    assert got.returncode != 0
+    assert not (out / "match-1.scn").exists()
