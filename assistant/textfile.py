@@ -89,7 +89,10 @@ def write_text(path, text):
     stays readable by the box's user)."""
     import tempfile
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    except OSError as e:  # named as the file it was for
+        raise OSError(e.errno, e.strerror, str(path)) from None
     try:
         _same_access(fd, path)
         with open(fd, "w", encoding="utf-8") as f:

@@ -92,3 +92,26 @@ def test_an_export_killed_mid_write_leaves_no_half_match_under_its_name(tmp_path
                          capture_output=True, text=True, timeout=30, preexec_fn=small_files)
     assert got.returncode != 0
     assert not (out / "match-1.scn").exists()
+
+
+def test_bots_on_a_card_that_refuses_a_new_match_stop_in_one_line(tmp_path):
+    """Fault (a full card under `sim --bots`, killed and started again: a Twenty-Nine match left in
+    play and no room for a new one): the box refused the new match, the bots went on with the old
+    match they never dealt, and the sim ended in "internal error (TypeError)". Now the bots stop
+    in one line saying why the box started no match (here a read-only card)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    from journal_faults import fill
+    from readonly import run_read_only
+    state = tmp_path / "state"
+    fill(state / "journal.sqlite3", (("twenty-nine-random.scn", 40),))  # in the play phase
+    from assistant.box.deck import save_deck
+    from assistant.sim import simbox
+    save_deck({simbox.sim_uid(c): c for c in sorted(simbox.TWENTY_NINE_PACK)}, state / "deck.txt")
+    got = run_read_only(state, [sys.executable, "-m", "assistant.cli", "sim", "--bots", "--matches", "1",
+                                "--game", "twenty-nine", "--state-dir", str(state)],
+                        cwd=Path(__file__).resolve().parents[1], timeout=60, stdin=subprocess.DEVNULL)
+    assert got.returncode == 1, got.stderr
+    assert got.stderr.strip().splitlines()[-1].startswith(
+        "card-assistant sim: the bots stopped: the box did not start a new match (the storage card is mounted read-only")

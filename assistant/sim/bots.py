@@ -159,7 +159,11 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
     total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0, refused=0)
     started = time.perf_counter()
     for k in range(matches):
+        was = sim.table.match
         start_match(sim, game)
+        if sim.table.match is was or sim.table.match is None or sim.table.match.actions:
+            # the box refused the new match (a full card, say): the bots deal only their own matches
+            raise SimError(f"the box did not start a new match ({_alert(sim)})")
         bot = table_bot(game, seed * 1000 + k, 0.0 if scan else renege_rate, known_hands=scan)
         proven = _play(sim, bot, rng, claim_rate, total, renege_rate if scan else 0.0, pace)
         injected = [tuple(x) for x in bot.injected_log]
