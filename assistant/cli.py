@@ -59,12 +59,15 @@ def cannot_write(path):
 
 def state_dir_problem(path):
     """Why ``path`` cannot be the state folder, in words, or None: a file, or nothing there."""
+    import errno
     import stat
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         return f"{path} does not exist (--state-dir names the box's state folder)"
     except OSError as e:  # a folder under one this user may not enter (the box's own, 0700)
+        if e.errno == errno.ELOOP:  # no permission would mend it
+            return f"{path} is a link that leads round in a loop, not a folder (--state-dir names the box's state folder)"
         return f"{path} cannot be reached ({e.strerror}): run this as the box's user, or with sudo"
     if stat.S_ISDIR(mode):
         return None

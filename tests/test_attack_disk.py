@@ -115,3 +115,17 @@ def test_bots_on_a_card_that_refuses_a_new_match_stop_in_one_line(tmp_path):
     assert got.returncode == 1, got.stderr
     assert got.stderr.strip().splitlines()[-1].startswith(
         "card-assistant sim: the bots stopped: the box did not start a new match (the storage card is mounted read-only")
+
+
+def test_a_state_folder_that_is_a_link_in_a_loop_is_called_one(tmp_path):
+    """Fault (the state folder a link round in a loop, or to nothing): the box said "it is a file,
+    not a folder" and export "cannot be reached (Too many levels of symbolic links): run this as
+    the box's user, or with sudo", sending people to look for a file, or to sudo."""
+    import pytest
+    from assistant.box.journal import Journal, JournalUnavailable
+    from assistant.cli import state_dir_problem
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert state_dir_problem(str(tmp_path / "a")).startswith(f"{tmp_path / 'a'} is a link that leads round in a loop")
+    with pytest.raises(JournalUnavailable, match="a link that leads to no folder"):
+        Journal(str(tmp_path / "a" / "journal.sqlite3"))

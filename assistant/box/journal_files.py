@@ -58,6 +58,9 @@ def private_dir(folder):
         if not os.access(folder, os.R_OK | os.X_OK):
             raise _unavailable(folder, PermissionError(errno.EACCES, "denied"), "cannot read the state folder")
         return
+    if os.path.islink(folder):  # to nothing, or round in a loop: "a file" sent people looking for one
+        raise _unavailable(folder, OSError(errno.ELOOP, "a link that leads to no folder"),
+                           "the state folder is not a folder")
     if os.path.lexists(folder):
         raise _unavailable(folder, OSError(errno.EEXIST, "exists"), "the state folder is not a folder")
     try:
