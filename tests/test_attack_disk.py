@@ -129,3 +129,19 @@ def test_a_state_folder_that_is_a_link_in_a_loop_is_called_one(tmp_path):
     assert state_dir_problem(str(tmp_path / "a")).startswith(f"{tmp_path / 'a'} is a link that leads round in a loop")
     with pytest.raises(JournalUnavailable, match="a link that leads to no folder"):
         Journal(str(tmp_path / "a" / "journal.sqlite3"))
+
+
+def test_another_boxs_wal_beside_the_journal_is_not_read_by_export_or_the_page(tmp_path):
+    """Fault (two boxes' files in one folder: box B's journal.sqlite3-wal copied beside box A's
+    journal): the box sets such a -wal aside at start, but export and the web page read through
+    it and showed B's Twenty-Nine match as A's match 1 ("1 match(es) written", B's cards under A's
+    header). Now they say the journal needs the box's repair and read nothing."""
+    import pytest
+    from journal_faults import fill
+    from assistant.box.journal import Journal, JournalNeedsRepair
+    fill(tmp_path / "a" / "journal.sqlite3", (("towers-random.scn", 30),))
+    _, b = fill(tmp_path / "b" / "journal.sqlite3", (("twenty-nine-random.scn", 30),), close=False)
+    shutil.copy(tmp_path / "b" / "journal.sqlite3-wal", tmp_path / "a" / "journal.sqlite3-wal")
+    b.close()
+    with pytest.raises(JournalNeedsRepair, match="its -wal is another journal's"):
+        Journal(str(tmp_path / "a" / "journal.sqlite3"), readonly=True)

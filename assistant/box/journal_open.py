@@ -197,6 +197,11 @@ class Opening:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.Error:
             return db  # damage: said by the reads, as before
+        if check_files and still == "" and self._wal_is_anothers(db) and self._wal_is_anothers(db):
+            # (asked twice: a page the running box is writing back into the file is read once)
+            db.close()  # another box's -wal copied in: SQLite would show its matches as this journal's
+            raise JournalNeedsRepair(f"{self.path}: its -wal is another journal's: the journal needs the "
+                                     "box's repair (made at its next start); nothing was read or changed")
         if not {"meta", "matches", "actions", "set_aside"} <= tables:
             # an empty file, or tables a box's first start stopped short of (killed, a full card):
             # a journal with no match yet, which the box completes at its next start (not damage:
