@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -627,3 +628,68 @@ def test_a_box_gone_in_the_power_cut_that_took_the_broker_is_not_shown_connected
         th.join(5)
         board.close()
         b.stop()
+
+
+def test_an_older_box_quiet_between_matches_is_not_shown_gone(broker, live_board, monkeypatch):
+    """Fault (a club whose boxes are upgraded one at a time): a box of a version before the
+    30-second "online" says "online" only as it connects, so between two matches the board
+    heard nothing from it for SILENT seconds and showed "Box not connected" for a box that was
+    there, playing the next match minutes later. A box now says its beat in its status
+    (``alive``); a status that says none is an older box's, taken at the broker's last word
+    (its will says when it goes), and the page says plainly that is all the board knows."""
+    import assistant.club.page as page
+    monkeypatch.setattr(page, "SILENT", 0.5)
+    older = {"v": 1, "table": "t1", "online": True}  # as a box before the beat said it: no t, no alive
+    start = {"v": 1, "id": ["t1", 1, 0], "kind": "start", "game": "towers", "seats": ["Ann", "Bob"],
+             "options": {}, "started": time.time()}
+    send_all(broker, "t1", [("club/c/t1/status", json.dumps(older)), ("club/c/t1/events", json.dumps(start))])
+    assert wait_for(lambda: live_board.online.get("t1") is True and live_board.counts["stored"] == 1)
+    time.sleep(1.0)  # twice SILENT without a word from it
+    home = page_of(live_board, "/")
+    assert "Box not connected" not in home
+    assert "Box connected, by the broker&#x27;s last word" in home or "Box connected, by the broker's last word" in home
+    box = club_json(live_board)["boxes"]["t1"]
+    assert box["online"] is True and box["older"] is True
+    # a box of now says its beat: its silence for three beats (and SILENT) is a box gone
+    send_all(broker, "t1", [("club/c/t1/status", json.dumps(dict(older, t=time.time(), alive=0.1)))])
+    assert wait_for(lambda: live_board.beat.get("t1") == 0.1)
+    assert wait_for(lambda: "Box not connected" in page_of(live_board, "/"), 5)
+    assert club_json(live_board)["boxes"]["t1"]["older"] is False
+
+
+def test_a_renamed_tables_refused_rows_name_their_own_table_and_are_not_sent_at_every_reconnect(broker, tmp_path,
+                                                                                               caplog):
+    """Fault (a table renamed t1 -> t2 while rows waited in its box): the broker refused the rows
+    kept under club/c/t1/ (MQTT 5 "Not authorized": t2's account writes only t2's topics), the log
+    said "the broker refuses table t2's messages" (the new name, whose messages went through) and
+    every reconnect sent them all again, refused again, for ever. The publisher now keeps each row's
+    topic in flight: the log names t1, what happened and what to do, once; a row of the old name is
+    set aside at its first refusal (kept in the journal, sent again at the box's next start); the
+    table's own messages go on."""
+    from assistant.club.public import ClubOutbox
+    from assistant.club.publisher import Publisher
+    j, t, bot = bot_table(tmp_path, "towers", 4)  # t1, never connected: its rows wait under t1
+    t.new_match("towers", {}, seats=("Ann", "Bob"))
+    for _ in range(5):
+        assert t.apply(bot.next_action(t.match.engine))
+    old = len(j.outbox_rows(0, 1000))
+    j.outbox = ClubOutbox("c", "t2", j)  # renamed in [club], restarted
+    pub = Publisher(j, j.outbox, broker.url("t2"))
+    pub.start()
+    try:
+        assert wait_for(lambda: pub.refused == old)
+        for _ in range(2):  # Wi-Fi drops: each reconnect sent every refused row again
+            connections = pub.connections
+            pub.drop()
+            assert wait_for(lambda: pub.connections > connections)
+        assert t.apply(bot.next_action(t.match.engine))  # t2's own messages go through
+        assert wait_for(lambda: len(j.outbox_rows(0, 1000)) == old)
+        time.sleep(0.3)
+        assert pub.refused == old
+    finally:
+        pub.stop()
+        j.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "assistant.club" and "refuses" in r.getMessage()]
+    assert len(lines) == 1, lines
+    assert "kept as table t1 of club c, before it was renamed t2" in lines[0]
+    assert "table t2's messages" not in lines[0]

@@ -27,6 +27,7 @@ import time
 
 from assistant.repeated import Repeated
 from assistant.club.clocks import Clocks
+from assistant.club.publisher import ALIVE
 from assistant.club.message import (MAX_EVENT, MAX_N, MAX_NOW, MAX_RECORD, Refusal,  # noqa: F401 (callers import them here)
                                     calendar_time, checked, loads, meaning, printable, shown_now)
 from assistant.club.store import SCHEMA, BoardFile  # noqa: F401 (callers import it here)
@@ -35,6 +36,17 @@ from assistant.club.tables import MAX_HELD, Tables  # noqa: F401 (callers import
 log = logging.getLogger("assistant.club.board")
 QUIET = 30                # seconds without a refusal of a kind before the log says it ended
 NAME = re.compile(r"[0-9a-f]{1,32}")  # a journal's name as a box makes it (os.urandom(8).hex())
+
+
+def beat(status):
+    """Every how many seconds the box of this status says "online" again while connected: its
+    ``alive``; 30 for a box that says its clock's time (``t``: every box since it says it again,
+    the same change, before ``alive`` was said); None for an older box, which says "online" only
+    as it connects, so its silence between matches is no sign it is gone."""
+    alive = status.get("alive")
+    if type(alive) in (int, float) and 0 < alive <= 3600:
+        return float(alive)
+    return ALIVE if calendar_time(status.get("t")) is not None else None
 
 
 class Board:
@@ -52,6 +64,7 @@ class Board:
         self.connected = False   # the link to the broker is up (the page says when it is not)
         self.online = {}    # table -> its box is connected (its retained status, or the broker's will)
         self.said = {}      # table -> when (board's clock) its latest status came
+        self.beat = {}      # table -> seconds between its box's "online" statuses; None: an older box's
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
         self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
@@ -134,6 +147,7 @@ class Board:
             if body.get("table") != table or type(body.get("online")) is not bool:
                 raise Refusal("a status of another table, or without online true or false")
             self.online[table] = body["online"]
+            self.beat[table] = beat(body)
             self.said[table] = time.time()  # a box connected says so every ALIVE seconds (publisher)
             t = calendar_time(body.get("t"))
             if body["online"] and self.clocks.heard(table, journal, t, time.time()):  # said as it connects

@@ -156,6 +156,7 @@ def club_json(board):
                                "refused": board.refused_at.get(table, 0)}
     for table, box in out["boxes"].items():
         box["online"] = box_online(board, table)
+        box["older"] = older_box(board, table)  # connected by the broker's last word only (no beat)
     recs = records(board)
     by_match = {(r.table, r.run, r.table_match): r for r in recs}
     for table in out["tables"]:  # as the Tables page: finished, abandoned or in play, and since when
@@ -178,11 +179,18 @@ def in_order(table):
 
 def box_online(board, table):
     """Its box's latest status (None: none came), False when a box said "online" but has not said
-    it again for ``SILENT`` seconds: a power cut that took the broker with it left its retained
-    "online" behind, and no will (the broker that held it was gone too)."""
-    online = board.online.get(table)
+    it again for ``SILENT`` seconds (or three of its beats, if longer): a power cut that took the
+    broker with it left its retained "online" behind, and no will (the broker that held it was gone
+    too). An older box, which says "online" only as it connects (its status says no beat), is taken
+    at the broker's last word: its silence between matches is no sign it is gone (older_box says so)."""
+    online, beat = board.online.get(table), board.beat.get(table)
     said = max(board.said.get(table) or 0, board.heard.get(table) or 0)
-    return False if online and time.time() - said > SILENT else online
+    return False if online and beat and time.time() - said > max(SILENT, 3 * beat) else online
+
+
+def older_box(board, table):
+    """Is the table's box connected by the broker's last word only (an older box: no beat)?"""
+    return board.online.get(table) is True and table in board.beat and board.beat[table] is None
 
 
 def presence(board, table, recs, went=None):
@@ -204,6 +212,10 @@ def presence(board, table, recs, went=None):
         waiting = ": its match in play waits for it" if recs and recs[-1].state == IN_PLAY else ""
         return (f'<p class="warn">Box not connected (switched off, stopped or out of the Wi-Fi) · '
                 f'{last}{waiting}</p>{out}')
+    if online and older_box(board, table):
+        return (f'<p class="quiet">Box connected, by the broker\'s last word · {last} · an older box: it says '
+                f'so only as it connects, so the board cannot tell whether it went in a power cut that took '
+                f'the broker too</p>{out}')
     return f'<p class="quiet">{"Box connected · " if online else ""}{last[:1].upper() + last[1:]}</p>{out}'
 
 

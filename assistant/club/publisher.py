@@ -33,6 +33,7 @@ RETRY = (0.2, 5.0)  # seconds between connection attempts: first, most
 STEADY = 10.0      # seconds connected: a connection the broker closed sooner does not reset the backoff
 TAKEN = 3          # connections in a row the broker closed that soon: another box has this table's name
 ALIVE = 30.0       # seconds between a connected box's "online" statuses: the board's sign of life
+TRIES = 3          # connections a row the broker refuses is sent on, in a run: then it waits for the next start
 IDLE_WAIT = 1.0    # seconds an idle connection sleeps between paho loops (10 a second made a club box the
                    # busiest thing on an idle Pi; the journal's commit ends the wait at once)
 
@@ -107,6 +108,8 @@ class Publisher(threading.Thread):
         self.taken = Repeated(log)
         self.denied = Repeated(log)  # messages the broker refuses: said once a run
         self.refused = 0
+        self.tries = {}       # outbox row id -> connections on which the broker refused it (this run)
+        self.set_aside = set()  # rows not sent again this run: refused TRIES times, or of an old table name
         self.lasted = None  # seconds the last connection lasted, when the broker closed it
 
     # --- control (any thread)
@@ -163,7 +166,7 @@ class Publisher(threading.Thread):
         client = make_client(f"box-{self.outbox.club}-{self.outbox.table}", self.username,
                              self.password, self.tls, self.cafile, v5=True)
         client.max_inflight_messages_set(WINDOW)
-        inflight = {}   # mid -> outbox row id (None: a retained message, not in the outbox)
+        inflight = {}   # mid -> (outbox row id (None: a retained message, not in the outbox), its topic)
         acked = []
         state = {"up": False, "down": False}
 
@@ -175,13 +178,10 @@ class Publisher(threading.Thread):
                 state["down"] = True
 
         def on_publish(c, userdata, mid, reason, properties):
-            row = inflight.pop(mid, None)
-            if reason.is_failure:  # refused (its ACL: another table's or club's topics): kept for the next connection
+            row, tpc = inflight.pop(mid, (None, ""))
+            if reason.is_failure:  # refused (its ACL: another table's or club's topics): kept in the journal
                 self.refused += 1
-                self.denied.happened("denied", (
-                    f"club: the broker refuses table {self.outbox.table}'s messages ({reason}): may its account "
-                    f"{self.username} write club/{self.outbox.club}/{self.outbox.table}/? (check [club] table, club "
-                    f"and username); they wait in the journal"))
+                self._denied(row, tpc, reason)
             elif row is not None:
                 acked.append(row)
 
@@ -212,18 +212,20 @@ class Publisher(threading.Thread):
                 if time.monotonic() - alive >= ALIVE:  # still here: a retained "online" alone proves
                     alive = time.monotonic()           # nothing after a power cut took the broker too
                     info = client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
-                    inflight[info.mid] = None
+                    inflight[info.mid] = (None, self._status_topic())
                 room = WINDOW - len(inflight)
                 if room > 0:
                     for rid, tpc, payload in self.journal.outbox_rows(cursor, room):
-                        info = client.publish(tpc, payload, qos=1, retain="/record/" in tpc)
-                        inflight[info.mid] = rid
                         cursor = rid
+                        if rid in self.set_aside:
+                            continue
+                        info = client.publish(tpc, payload, qos=1, retain="/record/" in tpc)
+                        inflight[info.mid] = (rid, tpc)
                 if self.outbox.now is not None and self._now_sent is not self.outbox.now:
                     self._now_sent = self.outbox.now
-                    info = client.publish(topic(self.outbox.club, self.outbox.table, "now"),
-                                          self._now_sent, qos=1, retain=True)
-                    inflight[info.mid] = None
+                    now_topic = topic(self.outbox.club, self.outbox.table, "now")
+                    info = client.publish(now_topic, self._now_sent, qos=1, retain=True)
+                    inflight[info.mid] = (None, now_topic)
                 if inflight:
                     client.loop(0.02)
                 else:  # nothing in flight: wait for the journal's next commit (or a second: paho's
@@ -260,15 +262,19 @@ class Publisher(threading.Thread):
 
     def _status(self, online):
         """Whether the box is there; with its clock's time when it says so (the board compares it with
-        its own to read the box's times of play on one clock: assistant/club/clocks.py)."""
-        return dumps(self.outbox.named({"v": VERSION, "table": self.outbox.table, "online": online,
-                                        "t": round(time.time(), 4)}))
+        its own to read the box's times of play on one clock: assistant/club/clocks.py) and, when it is,
+        every how many seconds it says so again (``alive``: an older box, which says it only as it
+        connects, sends neither, and the board does not take its silence between matches as gone)."""
+        status = {"v": VERSION, "table": self.outbox.table, "online": online, "t": round(time.time(), 4)}
+        if online:  # how often it says so: the board takes a box silent for three times that as gone
+            status["alive"] = ALIVE
+        return dumps(self.outbox.named(status))
 
     def _goodbye(self, client, inflight, state, wait=1.0):
         """A box stopped in order says it is leaving (a clean disconnect drops the will), and waits
         up to ``wait`` seconds for the broker to take it."""
         info = client.publish(self._status_topic(), self._status(False), qos=1, retain=True)
-        inflight[info.mid] = None
+        inflight[info.mid] = (None, self._status_topic())
         deadline = time.monotonic() + wait
         while info.mid in inflight and not state["down"] and time.monotonic() < deadline:
             client.loop(0.02)
@@ -278,10 +284,37 @@ class Publisher(threading.Thread):
         matches' records, retained, and the table now."""
         self._now_sent = None
         info = client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
-        inflight[info.mid] = None
+        inflight[info.mid] = (None, self._status_topic())
         for mid in self.outbox.recent_matches():
             payload = self.outbox.record(mid)
             if payload is not None:
-                info = client.publish(topic(self.outbox.club, self.outbox.table, f"record/{mid}"),
-                                      payload, qos=1, retain=True)
-                inflight[info.mid] = None
+                record_topic = topic(self.outbox.club, self.outbox.table, f"record/{mid}")
+                info = client.publish(record_topic, payload, qos=1, retain=True)
+                inflight[info.mid] = (None, record_topic)
+
+    def _denied(self, row, tpc, reason):
+        """The broker refused the message of outbox row ``row`` (None: a retained one) sent on ``tpc``:
+        said once a run, naming the table and club *of its topic*. A row the box kept under its old
+        table name (renamed in [club] while rows waited) can never be sent by the new name's account:
+        it is set aside at once; any other is sent again on the next ``TRIES`` connections (the
+        broker's ACL may be mended meanwhile), then set aside. Set aside: kept in the journal, not
+        sent again until the box's next start."""
+        parts = tpc.split("/")
+        club, table = (parts[1], parts[2]) if len(parts) > 3 else (self.outbox.club, self.outbox.table)
+        renamed = (club, table) != (self.outbox.club, self.outbox.table)
+        if row is not None:
+            self.tries[row] = self.tries.get(row, 0) + 1
+            if renamed or self.tries[row] >= TRIES:
+                self.set_aside.add(row)
+        if renamed:
+            self.denied.happened(("renamed", club, table), (
+                f"club: the broker refuses the messages this box kept as table {table} of club {club}, before it "
+                f"was renamed {self.outbox.table} of club {self.outbox.club} ({reason}): the account "
+                f"{self.username} may not write club/{club}/{table}/. They stay in the journal and are not sent "
+                f"again until the box starts again; to send them, start it once with [club] table = \"{table}\", "
+                f"club = \"{club}\" and that table's password"))
+        else:
+            self.denied.happened(("denied", club, table), (
+                f"club: the broker refuses table {table}'s messages ({reason}): may its account {self.username} "
+                f"write club/{club}/{table}/? (check [club] table, club and username); they wait in the journal, "
+                f"sent again on the next {TRIES - 1} connections, then at the box's next start"))
