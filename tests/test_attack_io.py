@@ -248,6 +248,36 @@ def test_a_watchdog_interval_no_clock_holds_is_one_line_and_the_box_runs(tmp_pat
     assert len(about) == 1 and len(about[0]) < 200 and "Traceback" not in err, err
 
 
+def test_a_watchdog_interval_shorter_than_the_loop_can_keep_is_one_line_not_a_spin(tmp_path):
+    """Fault (attack on the environment systemd passes): WATCHDOG_USEC=1 was taken as it is: the
+    box's loop pinged every half microsecond, waited that long for an event, and spun, sending
+    systemd about 4,000 WATCHDOG=1 datagrams a second and keeping a core busy. Now a watchdog under
+    MIN_WATCHDOG is one line and pinged every MIN_WATCHDOG / 2 seconds."""
+    import time
+    from assistant.hw.notify import MIN_WATCHDOG
+    proc, notify = start_box(tmp_path, tmp_path / "state", WATCHDOG_USEC="1")
+    try:
+        while "READY=1" not in notify.recv(4096).decode():
+            pass
+        pings, end = 0, time.monotonic() + 0.5
+        notify.settimeout(0.05)
+        while time.monotonic() < end:
+            try:
+                pings += notify.recv(4096) == b"WATCHDOG=1"
+            except TimeoutError:
+                pass
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=HANG)[1]
+    finally:
+        notify.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert pings <= 0.5 / (MIN_WATCHDOG / 2) + 2, pings
+    about = [line for line in err.splitlines() if "WATCHDOG_USEC" in line]
+    assert proc.returncode == 0 and len(about) == 1 and "Traceback" not in err, err
+
+
 def command(tmp_path, *args):
     """``card-assistant ARGS`` to its end: (exit status, standard error's lines, standard error)."""
     proc = subprocess.run([sys.executable, "-m", "assistant.cli", *args], cwd=ROOT, capture_output=True,

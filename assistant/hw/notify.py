@@ -10,6 +10,7 @@ import socket
 
 log = logging.getLogger(__name__)
 MAX_USEC = 10 ** 12  # microseconds (11.6 days): a longer watchdog is none systemd would ever act on
+MIN_WATCHDOG = 0.1  # seconds: the loop pings at half of it; a shorter one made it spin, pinging 4,000 times a second
 
 
 class Notifier:
@@ -27,6 +28,10 @@ class Notifier:
             # refuses more than 4,300 digits, a float more than 308 (each stopped the box at start)
             if usec.isascii() and usec.isdigit() and len(usec) <= 20 and 0 < int(usec) <= MAX_USEC:
                 self.watchdog = int(usec) / 1e6
+                if self.watchdog < MIN_WATCHDOG:
+                    log.warning("WATCHDOG_USEC=%s is shorter than the box's loop can keep: it pings the "
+                                "watchdog every %g s (WatchdogSec= of 1 s or more is safe)", usec, MIN_WATCHDOG / 2)
+                    self.watchdog = MIN_WATCHDOG
             else:
                 shown = usec if len(usec) <= 20 else f"{usec[:20]}... ({len(usec)} characters)"
                 log.warning("WATCHDOG_USEC=%r is not a watchdog interval (1 to %d microseconds): "
