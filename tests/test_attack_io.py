@@ -696,3 +696,47 @@ def test_messages_the_broker_refuses_stay_in_the_outbox_and_are_said_once(tmp_pa
     assert len(j.outbox_rows(0, 10 ** 6)) == rows and pub.acked == 0 and got == []
     assert len(said()) == 1 and name in said()[0] and "t1" in said()[0], said()
     j.close()
+
+
+def test_a_damaged_outbox_row_is_deleted_in_one_line_and_the_rows_after_it_go(tmp_path, caplog):
+    """Fault (attack on the journal's file, a box in a club): an outbox row whose topic a bit flip
+    made a wildcard ('club/#/t1/events') made paho raise at every attempt; the publisher took it for
+    the broker out of reach ('not reached (ValueError)'), and no message after it was ever sent
+    again, all night. A row whose text is no UTF-8 failed every read of the outbox, with a traceback
+    in the log every 5 s. Now such a row is deleted (its event is in the journal and in its match's
+    record), said once, and every other row goes; a payload that is damaged goes as it is (the
+    board refuses it)."""
+    import logging
+    import sqlite3
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_club import bot_table, collect, mosquitto_or_skip, play, wait_for
+    from assistant.club.broker import Broker
+    from assistant.club.publisher import Publisher
+    mosquitto_or_skip()
+    caplog.set_level(logging.INFO, logger="assistant.club")
+    j, t, bot = bot_table(tmp_path / "box", "towers", 4)
+    play(t, bot, "towers", ("Ann", "Bob"))
+    ids = [r[0] for r in j.outbox_rows(0, 10 ** 6)]
+    db = sqlite3.connect(tmp_path / "box" / "t1" / "journal.sqlite3")
+    with db:
+        db.execute("UPDATE outbox SET topic = 'club/#/t1/events' WHERE id = ?", (ids[3],))
+        db.execute("UPDATE outbox SET topic = '' WHERE id = ?", (ids[5],))
+        db.execute("UPDATE outbox SET topic = CAST(X'636C75622F632FFF' AS TEXT) WHERE id = ?", (ids[7],))
+        db.execute("UPDATE outbox SET payload = CAST(X'7BFF7D' AS TEXT) WHERE id = ?", (ids[9],))
+    db.close()
+    broker = Broker(tmp_path / "broker", "c", ["t1"], persistence=False).start()
+    watcher, got = collect(broker, "board", "club/c/t1/#")
+    pub = Publisher(j, j.outbox, broker.url("t1"))
+    try:
+        pub.start()
+        sent = lambda: [p for topic, p in got if topic.endswith("/events")]  # noqa: E731
+        assert wait_for(lambda: pub.idle() and len(sent()) >= len(ids) - 1 - 3, timeout=HANG), (len(sent()), len(ids))
+    finally:
+        pub.stop()
+        watcher.disconnect()
+        watcher.loop_stop()
+        broker.stop()
+    assert pub.dropped == 3 and b"{\xff}" in sent() and len(sent()) == len(ids) - 1 - 3
+    said = [r for r in caplog.records if "outbox" in r.getMessage()]
+    assert len(said) == 1 and not any(r.exc_info for r in caplog.records), caplog.text
+    j.close()

@@ -127,6 +127,13 @@ class Journal(Opening, Losses):
             return self.db.execute("SELECT id, topic, payload FROM outbox WHERE id>? ORDER BY id LIMIT ?",
                                    (after, limit)).fetchall()
 
+    def outbox_raw(self, after=0, limit=100):
+        """``outbox_rows`` as the file holds them, topic and payload as bytes: a row whose text is no
+        UTF-8 (damaged in the file) made every read of the outbox fail, and the publisher with it."""
+        with self.lock:
+            return self.db.execute("SELECT id, CAST(topic AS BLOB), CAST(payload AS BLOB) FROM outbox WHERE id>? "
+                                   "ORDER BY id LIMIT ?", (after, limit)).fetchall()
+
     def outbox_done(self, ids):
         """Delete the rows the broker acknowledged (from the publisher's thread)."""
         if ids and not self.readonly:

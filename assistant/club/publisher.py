@@ -20,6 +20,7 @@ only; a fresh client is made for each connection, so paho never queues a message
 behind our back.
 """
 import logging
+import re
 import threading
 import time
 from urllib.parse import unquote, urlsplit
@@ -36,6 +37,7 @@ ALIVE = 30.0       # seconds between a connected box's "online" statuses: the bo
 TRIES = 3          # connections a row the broker refuses is sent on, in a run: then it waits for the next start
 IDLE_WAIT = 1.0    # seconds an idle connection sleeps between paho loops (10 a second made a club box the
                    # busiest thing on an idle Pi; the journal's commit ends the wait at once)
+SENDABLE = re.compile(rb"club/[A-Za-z0-9_-]{1,40}/[A-Za-z0-9_-]{1,40}/(events|record/[0-9]{1,9})")  # as public.py writes
 
 
 def broker_address(url):
@@ -107,9 +109,11 @@ class Publisher(threading.Thread):
         # keeps them to a connection each 5 s, not three a second with the records sent anew each time
         self.taken = Repeated(log)
         self.denied = Repeated(log)  # messages the broker refuses: said once a run
+        self.damaged = Repeated(log)  # outbox rows that are no message (damaged in the file): said once a run
         self.refused = 0
         self.tries = {}       # outbox row id -> connections on which the broker refused it (this run)
         self.set_aside = set()  # rows not sent again this run: refused TRIES times, or of an old table name
+        self.dropped = 0  # outbox rows deleted as no club message
         self.lasted = None  # seconds the last connection lasted, when the broker closed it
 
     # --- control (any thread)
@@ -131,7 +135,7 @@ class Publisher(threading.Thread):
 
     def idle(self):
         """Nothing left to send: the outbox is empty."""
-        return not self.journal.outbox_rows(0, 1)
+        return not self.journal.outbox_raw(0, 1)
 
     # --- the thread
     def run(self):
@@ -215,10 +219,14 @@ class Publisher(threading.Thread):
                     inflight[info.mid] = (None, self._status_topic())
                 room = WINDOW - len(inflight)
                 if room > 0:
-                    for rid, tpc, payload in self.journal.outbox_rows(cursor, room):
+                    for rid, tpc, payload in self.journal.outbox_raw(cursor, room):
                         cursor = rid
                         if rid in self.set_aside:
                             continue
+                        if not SENDABLE.fullmatch(tpc or b""):
+                            self._drop(rid)
+                            continue
+                        tpc = tpc.decode()
                         info = client.publish(tpc, payload, qos=1, retain="/record/" in tpc)
                         inflight[info.mid] = (rid, tpc)
                 if self.outbox.now is not None and self._now_sent is not self.outbox.now:
@@ -256,6 +264,17 @@ class Publisher(threading.Thread):
                 pass
 
     _now_sent = None
+
+    def _drop(self, rid):
+        """An outbox row whose topic is none the box writes (a damaged file: a bit flipped into a
+        '#' or '+', a NUL, bytes that are no UTF-8) can never be sent: paho refused it with an error
+        that was taken for the broker out of reach, and every row after it waited for ever. It is
+        deleted, said once; its event is in the journal, and in its match's record."""
+        self.journal.outbox_done([rid])
+        self.dropped += 1
+        self.damaged.happened("damaged", f"club: table {self.outbox.table}'s outbox holds a row that is no club "
+                                         f"message (damaged in the journal's file): deleted; the other rows go "
+                                         f"on, and the match's record, sent at its end, carries its event")
 
     def _status_topic(self):
         return topic(self.outbox.club, self.outbox.table, "status")

@@ -305,9 +305,9 @@ def club_sent(journal, wait=10.0):
     when messages still wait (they go at the next start on this state folder)."""
     import time
     deadline = time.monotonic() + wait
-    while journal is not None and journal.outbox_rows(0, 1) and time.monotonic() < deadline:
+    while journal is not None and journal.outbox_raw(0, 1) and time.monotonic() < deadline:
         time.sleep(0.05)
-    left = len(journal.outbox_rows(0, 1_000_000)) if journal is not None else 0
+    left = len(journal.outbox_raw(0, 1_000_000)) if journal is not None else 0
     if left:
         print(f"card-assistant sim: {left} club message(s) wait in the journal for the broker; they are "
               f"sent when the box next starts on this --state-dir")
