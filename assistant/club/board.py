@@ -28,7 +28,7 @@ import time
 from assistant.repeated import Repeated
 from assistant.club.clocks import Clocks
 from assistant.club.publisher import ALIVE
-from assistant.club.message import (MAX_EVENT, MAX_N, MAX_NOW, MAX_RECORD, Refusal,  # noqa: F401 (callers import them here)
+from assistant.club.message import (MAX_EVENT, MAX_MATCH, MAX_N, MAX_NOW, MAX_RECORD, Refusal,  # noqa: F401 (callers import them here)
                                     calendar_time, checked, loads, meaning, printable, shown_now)
 from assistant.club.store import SCHEMA, BoardFile  # noqa: F401 (callers import it here)
 from assistant.club.tables import MAX_HELD, Tables  # noqa: F401 (callers import it here)
@@ -188,7 +188,8 @@ class Board:
     def _event(self, table, journal, ev):
         ident = ev.get("id")
         if (not isinstance(ident, list) or len(ident) != 3 or ident[0] != table
-                or not all(type(x) is int for x in ident[1:]) or ident[1] < 1 or not 0 <= ident[2] <= MAX_N):
+                or not all(type(x) is int for x in ident[1:]) or not 1 <= ident[1] <= MAX_MATCH
+                or not 0 <= ident[2] <= MAX_N):
             raise Refusal("no valid id [table, match, n] of this table")
         _, mid, n = ident
         body = checked(ev, n)

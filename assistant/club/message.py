@@ -13,6 +13,8 @@ MAX_EVENT = 4096          # bytes: an event message is a scenario line and a few
 MAX_RECORD = 1 << 20      # bytes: a whole match's public events
 MAX_NOW = 8192
 MAX_N = 100_000           # actions in one match: more is no real match
+MAX_MATCH = 999_999_999   # a match's number (a box numbers from 1; the pages' links take 9 digits): a
+                          # larger one (2**63 and up) was refused as "could not be used (OverflowError)"
 
 
 class Refusal(ValueError):
