@@ -9,25 +9,23 @@ tags on a pad, or a second tag for a card that has one; a card found lying on
 a pad (not seen arriving) is never taken for the named one. The deck is saved after
 every accepted card, so stopping (Ctrl-C) loses nothing and a rerun resumes.
 """
-import os
-import queue
 import sys
 from pathlib import Path
 
 from assistant.rules.cards import TWENTY_NINE_PACK, CardError, card_label, parse_card
 from assistant.box.deck import DeckError, load_deck, missing, save_deck
 from assistant.cli import argument_parser, cannot_write
+from assistant.box.players import PlayersError, load_players
+from assistant.box.reader_port import DEFAULT_PORT, open_reader  # noqa: F401 (callers import them here)
 from assistant.hw.events import PadConflict, ReaderStatus, TagArrived
-
-DEFAULT_PORT = "/dev/card-reader"
-
 
 class Enrolment:
     """The walk through a pack: which card is next, and whether a tag may be it."""
 
-    def __init__(self, deck, cards):
+    def __init__(self, deck, cards, players=None):
         self.deck = deck  # {uid: card}, updated as cards are accepted
         self.cards = list(cards)
+        self.players = players or {}  # {uid: name}: a player's tag is never a card
 
     @property
     def next_card(self):
@@ -40,6 +38,9 @@ class Enrolment:
         if uid in self.deck:
             return (f"tag {uid} is already enrolled as {card_label(self.deck[uid])}: "
                     f"put that card aside and tap {card_label(card)}")
+        if uid in self.players:
+            return (f"tag {uid} is {self.players[uid]}'s player tag (card-assistant players): "
+                    f"tap the card {card_label(card)}")
         self.deck[uid] = card
         return None
 
@@ -97,6 +98,15 @@ def walk(job, events, pad, say, on_accept=lambda: None):
                     break
 
 
+def players_beside(deck):
+    """The player tags of the state folder ``deck`` is in ({} when it has none it can read): a
+    player's tag taken as a card was a card at the table, and that player could sit down no more."""
+    try:
+        return load_players(deck.parent)
+    except PlayersError:
+        return {}
+
+
 def parse_args(argv):
     p = argument_parser("card-assistant enroll", description=__doc__.split("\n\n")[0])
     p.add_argument("deck", type=Path, help="deck file to write (or to check with --verify)")
@@ -123,32 +133,6 @@ def deck_problem(args):
         if not is_dir:
             return None if exists else f"there is no deck file {deck} to verify"
     return cannot_write(deck)
-
-
-def reader_problem(port):
-    """Why the reader at ``port`` cannot be used, or None: said at once, never waited for."""
-    import serial
-    if not os.path.exists(port):
-        return (f"no card reader at {port}: plug the reader in (or name its port with --port)")
-    try:
-        serial.Serial(port, 115200, timeout=0, exclusive=True).close()
-    except (serial.SerialException, OSError, ValueError) as e:
-        if "lock" in str(e):
-            return (f"the card reader at {port} is in use by another program: stop the box first "
-                    f"(sudo systemctl stop card-assistant)")
-        return f"cannot open the card reader at {port}: {getattr(e, 'strerror', None) or e}"
-    return None
-
-
-def open_reader(port):
-    """``(events, reader)``: the reader at ``port`` started, posting to a new queue; ValueError
-    with the reason, said at once, when it cannot be used (also for `card-assistant players`)."""
-    problem = reader_problem(port)
-    if problem:
-        raise ValueError(problem)
-    from assistant.hw.reader import Reader
-    events = queue.Queue()
-    return events, Reader(port, events).start()
 
 
 def main(argv, events=None):
@@ -194,7 +178,7 @@ def main(argv, events=None):
             if gaps:
                 say(f"Not in the deck: {' '.join(gaps)}")
             return 0 if not job.wrong else 1
-        job = Enrolment(deck, cards)
+        job = Enrolment(deck, cards, players_beside(args.deck))
         todo = len([c for c in cards if c not in set(deck.values())])
         say(f"Enrolling into {args.deck}: {todo} card(s) to tap, on any pad"
             f"{'' if args.pad is None else f' (pad {args.pad})'}. Ctrl-C stops; tapped cards are kept.")

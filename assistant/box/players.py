@@ -128,7 +128,7 @@ def wait_for_tag(events, say):
 def main(argv, events=None):
     """``events`` (a queue of reader events) replaces the serial port in tests."""
     from assistant.cli import argument_parser
-    from assistant.box.enroll import DEFAULT_PORT, open_reader
+    from assistant.box.reader_port import DEFAULT_PORT, open_reader
     p = argument_parser("card-assistant players", description="Enrol, list, rename and remove player tags.")
     p.add_argument("what", choices=("add", "list", "rename", "remove"), nargs="?")
     p.add_argument("names", nargs="*", metavar="NAME")
