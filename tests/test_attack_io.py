@@ -740,3 +740,44 @@ def test_a_damaged_outbox_row_is_deleted_in_one_line_and_the_rows_after_it_go(tm
     said = [r for r in caplog.records if "outbox" in r.getMessage()]
     assert len(said) == 1 and not any(r.exc_info for r in caplog.records), caplog.text
     j.close()
+
+
+def test_a_players_tag_is_refused_as_a_card_by_enroll(tmp_path, capsys):
+    """Fault (attack on the reader: a player's key fob tapped while `card-assistant enroll` asked
+    for a card): enroll took it as that card without a word; the box then logged at every start
+    that the tag is both, kept it a card, and that player could not sit down by their tag again.
+    `players add` refused a card's tag; now enroll refuses a player's tag (players.txt beside the
+    deck) in one line, and waits for the card."""
+    from test_enroll import UIDS, Session
+    from assistant.box.deck import load_deck
+    from assistant.rules.cards import parse_card
+    fob = "04F0B0F0B0F0B0"
+    (tmp_path / "players.txt").write_text(f"{fob} Ann\n")
+    deck = tmp_path / "deck.txt"
+    s = Session(tmp_path, str(deck), "--card", "7S")
+    s.vf.tap(1, fob)
+    s.vf.tap(1, UIDS[parse_card("7S")])
+    assert s.finish() == 0
+    assert load_deck(deck) == {UIDS[parse_card("7S")]: parse_card("7S")}
+    out = capsys.readouterr().out
+    assert f"refused: tag {fob} is Ann's player tag" in out and out.count("refused:") == 1, out
+
+
+def test_a_club_message_whose_match_number_no_box_makes_is_refused_as_such(tmp_path, caplog):
+    """Fault (attack on the club board: an event whose id has a match number of 2**63 or more):
+    SQLite takes no such integer, and the refusal said "it could not be used (OverflowError)", an
+    internal error's words. Now a match number past MAX_MATCH (the pages' links take 9 digits) is
+    refused as no valid id, like any other bad id, and nothing is stored."""
+    import json
+    import logging
+    from assistant.club.board import Board
+    caplog.set_level(logging.INFO, logger="assistant.club.board")
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    start = {"v": 1, "kind": "start", "game": "towers", "seats": ["Ann", "Bob"], "options": {}}
+    for mid in (2 ** 63, 10 ** 30, 1_000_000_000):
+        board.receive("club/c/t1/events", json.dumps(dict(start, id=["t1", mid, 0])).encode())
+    board.receive("club/c/t1/events", json.dumps(dict(start, id=["t1", 999_999_999, 0])).encode())
+    assert board.counts["refused"] == 3 and board.counts["stored"] == 1
+    said = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert said and all("no valid id" in w for w in said), said
+    board.close()
