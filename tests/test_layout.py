@@ -13,7 +13,7 @@ ALLOWED = {
     "box": {"rules", "hw", "repeated", "textfile", "cli", "club"},
     "sim": {"rules", "hw", "box", "cli", "club", "textfile"},
     "web": {"rules", "hw", "box", "cli", "repeated"},
-    "club": {"rules", "hw", "box", "web", "sim", "cli", "repeated"},
+    "club": {"rules", "hw", "box", "web", "sim", "cli", "repeated", "textfile"},
 }
 
 

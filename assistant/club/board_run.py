@@ -159,9 +159,11 @@ def main(argv):
 
 def read_password(path):
     """The first line of ``path``; ValueError in plain words (the text never names the password)."""
-    from pathlib import Path
+    from assistant.textfile import NotSmallFile, read_small
     try:
-        data = Path(path).read_bytes()
+        data = read_small(path, 4096)  # /dev/zero was read until the memory ran out; a pipe, for ever
+    except NotSmallFile as e:
+        raise ValueError(str(e)) from None
     except IsADirectoryError:
         raise ValueError("is a folder, not a file") from None
     except FileNotFoundError:

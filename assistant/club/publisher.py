@@ -46,7 +46,11 @@ def broker_address(url):
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
         raise ValueError(f"broker {url!r}: write mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
     tls = parts.scheme == "mqtts"
-    return (tls, parts.hostname, parts.port or (8883 if tls else 1883),
+    try:
+        port = parts.port
+    except ValueError:  # urllib's words were "Port could not be cast to integer value as 'abc'"
+        raise ValueError(f"broker {url!r}: its port is not a number from 1 to 65535") from None
+    return (tls, parts.hostname, port or (8883 if tls else 1883),
             unquote(parts.username) if parts.username else None,
             unquote(parts.password) if parts.password else None)
 
@@ -54,7 +58,10 @@ def broker_address(url):
 def cafile_problem(path):
     """Why ``path`` holds no CA certificate a TLS connection can use, or None (never its text)."""
     import ssl
+    from assistant.textfile import what_is_at
     try:
+        if what_is_at(path) == "other":  # a pipe held the box's start for ever, /dev/zero was read to its end
+            return "is not a file (a device, a pipe or a socket)"
         ssl.create_default_context(cafile=path)
     except FileNotFoundError:
         return "does not exist"
