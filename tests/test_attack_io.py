@@ -14,12 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 HANG = 60.0  # seconds: a guard against a hang only
 
 
-def start_box(tmp_path, state_dir, **environ):
+def start_box(tmp_path, state_dir, config="", **environ):
     """`card-assistant run` (MockFactory pins, luma's dummy display, no reader) on ``state_dir``,
-    with ``environ`` added to its environment; returns the process and the notify socket that gets
-    READY=1 once the first frame is shown."""
+    with ``config`` added to its config file and ``environ`` to its environment; returns the process
+    and the notify socket that gets READY=1 once the first frame is shown."""
     cfg = tmp_path / "config.toml"
-    cfg.write_text(f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{tmp_path / "no-reader"}"\n')
+    cfg.write_text(f'[display]\ndriver = "dummy"\n[reader]\ndevice = "{tmp_path / "no-reader"}"\n{config}')
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(str(tmp_path / "notify"))
     notify.settimeout(HANG)
@@ -781,3 +781,40 @@ def test_a_club_message_whose_match_number_no_box_makes_is_refused_as_such(tmp_p
     said = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert said and all("no valid id" in w for w in said), said
     board.close()
+
+
+@pytest.mark.parametrize("option, what", [("--password-file", "pipe"), ("--password-file", "/dev/zero"),
+                                          ("--cafile", "pipe"), ("--cafile", "/dev/zero")])
+def test_a_board_secret_file_that_is_no_file_is_one_line_not_a_hang(tmp_path, option, what):
+    """Fault (attack on the board's command line): `--password-file /dev/zero` was read to its end:
+    4 GB of memory in 7 s (a Pi's all), and a pipe (a fifo with no writer) held the board for ever
+    before it said a word; so did `--cafile` a pipe, and a box with [club] cafile a pipe never
+    started (below). Now each is one line: not a file (a device, a pipe or a socket)."""
+    path = what
+    if what == "pipe":
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    broker = "mqtts://board@127.0.0.1:1" if option == "--cafile" else "mqtt://board@127.0.0.1:1"
+    status, lines, err = command(tmp_path, "board", "--broker", broker, "--db", str(tmp_path / "board.sqlite3"),
+                                 "--club", "c", option, path)
+    assert status == 2 and len(lines) == 1 and "not a file (a device, a pipe or a socket)" in err, err
+
+
+def test_a_club_cafile_that_is_a_pipe_is_one_line_and_the_box_starts(tmp_path):
+    """Fault (attack on the config): [club] cafile naming a pipe held `card-assistant run` at start
+    for ever (no screen, no READY=1: systemd would kill and restart it in a loop). Now the box says
+    in one line that the club publishes nothing until it is fixed, and runs."""
+    os.mkfifo(tmp_path / "ca.pem")
+    club = f'[club]\nbroker = "mqtts://127.0.0.1:1"\ntable = "t1"\ncafile = "{tmp_path / "ca.pem"}"\n'
+    proc, notify = start_box(tmp_path, tmp_path / "state", config=club)
+    err = ready_then_stopped(proc, notify)
+    about = [line for line in err.splitlines() if "[club] cafile" in line]
+    assert len(about) == 1 and "not a file" in about[0] and "Traceback" not in err, err
+
+
+def test_a_board_broker_port_that_is_no_number_is_said_in_the_boxs_words(tmp_path):
+    """Fault (attack on the board's command line): `--broker mqtt://host:abc` said urllib's own words,
+    "Port could not be cast to integer value as 'abc'"; now the words a box's [club] broker gets."""
+    status, lines, err = command(tmp_path, "board", "--broker", "mqtt://board@host:abc", "--db",
+                                 str(tmp_path / "board.sqlite3"), "--club", "c")
+    assert status == 2 and len(lines) == 1 and "its port is not a number from 1 to 65535" in err, err
