@@ -195,6 +195,26 @@ class _Output:
             raise OutputError(e.strerror or type(e).__name__) from None
 
 
+# a control character (an escape sequence, a bell, a carriage return) or a bidi override in a path
+# or name given to a command reached the terminal (or the log) as it was, from one plain line:
+# standard error shows each as its escape instead, as Python's repr would
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in "\n\t"}
+_CONTROL.update({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+
+
+class _Plain:
+    """Standard error, with control characters written as their escapes (newlines and tabs kept)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+    def write(self, text):
+        return self.stream.write(text.translate(_CONTROL))
+
+
 def _quiet_stdout():
     """The reader of standard output went away (``| head``): stop writing to it, silently."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -218,8 +238,10 @@ def _plain_terminal():
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     _plain_terminal()
-    stdout = sys.stdout
+    stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = _Output(stdout)
+    if stderr is not None:
+        sys.stderr = _Plain(stderr)
     try:
         return _dispatch(argv)
     except BrokenPipeError:
@@ -242,7 +264,7 @@ def main(argv=None):
               f"rerun with CARD_ASSISTANT_DEBUG=1 for the details and report it", file=sys.stderr)
         return 70  # EX_SOFTWARE
     finally:
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 def _dispatch(argv):
