@@ -186,7 +186,7 @@ class Publisher(threading.Thread):
             if reason.is_failure:  # a wrong password or ACL: logged once, retried with the backoff
                 self.down["refused"].happened("refused", f"club: the broker refused table {self.outbox.table} "
                                               f"({reason}); trying again")
-                state["down"] = True
+                state["down"] = state["refused"] = True
 
         def on_publish(c, userdata, mid, reason, properties):
             row, tpc = inflight.pop(mid, (None, ""))
@@ -207,9 +207,14 @@ class Publisher(threading.Thread):
             deadline = time.monotonic() + 10
             while not state["up"] and not state["down"]:
                 client.loop(0.05)
-                if time.monotonic() > deadline or self.stopping.is_set():
+                if self.stopping.is_set():
+                    return False
+                if time.monotonic() > deadline:
+                    self._no_broker("sent no answer in 10 s")
                     return False
             if state["down"]:
+                if not state.get("refused"):
+                    self._no_broker("closed the connection without an answer")
                 return False
             self.connected.set()
             self.connections += 1
@@ -271,6 +276,14 @@ class Publisher(threading.Thread):
                 pass
 
     _now_sent = None
+
+    def _no_broker(self, what):
+        """A connection taken that brings no MQTT answer (the board's page at [club] broker, a
+        firewall that lets nothing through): said once, as the broker out of reach is; before, the
+        box said nothing at all while it published nothing, all night."""
+        self.down["refused"].happened("refused", f"club: {self.host}:{self.port} {what}: no MQTT broker answers "
+                                             f"there (check [club] broker: the broker's host and port, "
+                                             f"mqtts:// for TLS); trying again")
 
     def _drop(self, rid):
         """An outbox row whose topic is none the box writes (a damaged file: a bit flipped into a
