@@ -818,3 +818,49 @@ def test_a_board_broker_port_that_is_no_number_is_said_in_the_boxs_words(tmp_pat
     status, lines, err = command(tmp_path, "board", "--broker", "mqtt://board@host:abc", "--db",
                                  str(tmp_path / "board.sqlite3"), "--club", "c")
     assert status == 2 and len(lines) == 1 and "its port is not a number from 1 to 65535" in err, err
+
+
+@pytest.mark.parametrize("argv", [("replay", "/nowhere/x\x1b[2J\x07.scn"),
+                                  ("run", "--config", "/nowhere/c\x1b]0;pwn\x07\u202e.toml")])
+def test_a_control_character_in_a_path_reaches_no_terminal(tmp_path, argv):
+    """Fault (attack on the command line: a path holding an escape sequence, a bell or a bidi
+    override, as a scenario file named so): the command's one line repeated the path as it was, so
+    the terminal ran the sequence (cleared the screen, set its title, rang) and showed what followed
+    reversed. Now standard error writes each control character as its escape."""
+    status, lines, err = command(tmp_path, *argv)
+    assert status != 0 and len(lines) == 1 and "\\x1b" in err, err
+    assert not any(c in err for c in "\x1b\x07\u202e"), repr(err)
+
+
+def test_a_club_broker_address_where_no_mqtt_broker_answers_is_said_once(tmp_path, caplog):
+    """Fault (attack on the config: [club] broker naming the board's page, mqtt://board-pi:8030,
+    for its broker at 1883): the connection was taken and closed with no MQTT answer, again and
+    again, and the box said nothing at all, then or later, while it published nothing. A port that
+    takes a connection and stays silent was the same. Now it is one line, with the host and port."""
+    import logging
+    import time
+    from assistant.box.journal import Journal
+    from assistant.club.board import Board
+    from assistant.club.page import serve
+    from assistant.club.public import ClubOutbox
+    from assistant.club.publisher import Publisher
+    caplog.set_level(logging.INFO, logger="assistant.club")
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    page = serve(board, "127.0.0.1", 0)
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    j.outbox = ClubOutbox("c", "t1", j)
+    pub = Publisher(j, j.outbox, f"mqtt://t1:pw@127.0.0.1:{page.server_address[1]}")
+    try:
+        pub.start()
+        said = lambda: [r.getMessage() for r in caplog.records if r.name == "assistant.club"]  # noqa: E731
+        deadline = time.monotonic() + HANG
+        while not said() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1)  # a few more attempts: still one line
+    finally:
+        pub.stop()
+        page.shutdown()
+        j.close()
+        board.close()
+    assert len(said()) == 1 and f"127.0.0.1:{page.server_address[1]}" in said()[0], said()
+    assert "no MQTT broker answers" in said()[0] and "pw" not in said()[0]
