@@ -14,10 +14,9 @@ from assistant.sim.bots import run_bots, start_match
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_bots_start_a_new_match_over_one_left_in_play(tmp_path):
+def test_the_bots_take_up_a_match_left_in_play_without_a_crash(tmp_path):
     """Fault: an interrupted `sim --bots` left a match in play and the next run crashed
-    (ValueError in menu_pick_open). The bots now end it as a person would: menu, New match,
-    "End this match?" Yes."""
+    (ValueError in menu_pick_open). The bots now finish it (next test)."""
     sim = SimBox(tmp_path).start()
     try:
         start_match(sim, "towers")
@@ -30,6 +29,50 @@ def test_the_bots_start_a_new_match_over_one_left_in_play(tmp_path):
         assert sim.table.match.engine.phase == "over"
     finally:
         sim.stop()
+
+
+def _match_in_play(state, game):
+    """A journal whose match the bots did not deal: played on the engine alone, then stopped in
+    the middle of its last hand's play."""
+    from assistant.box.journal import Journal
+    from assistant.rules.match import Match
+    from assistant.rules.scenario import Action
+    from assistant.sim.bots import bot_class
+    seed = {"towers": 3, "twenty-nine": 4}[game]  # the resumed match ends with its hand in play (fast)
+    match, bot = Match(game), bot_class(game)(seed=seed, claim_rate=0.0, accuse_rate=0.0)
+    e, mid_trick = match.engine, []  # (actions so far, hand) at each point inside a trick
+    while (a := bot.next_action(e)) is not None:
+        for one in ([Action("flip", cards=(c,)) for c in a.cards] if a.kind == "flip" else [a]):
+            match.apply(one)
+            if e.phase == "play" and e.trick:
+                mid_trick.append((len(match.actions), e.hand_no))
+    cut = next(n for n, hand in mid_trick if hand == e.hand_no)
+    journal = Journal(str(state / "journal.sqlite3"))
+    journal.db.execute("PRAGMA synchronous=OFF")  # a fixture: no power cut to survive
+    journal.new_match(game, match.seats, {})
+    for one in match.actions[:cut]:
+        journal.append(one, match.seats)
+    journal.close()
+    return match.actions[:cut]
+
+
+@pytest.mark.parametrize("game", ["towers", "twenty-nine"])
+def test_the_bots_finish_the_match_in_play_and_say_so_first(tmp_path, game):
+    """Fault: `sim --bots` on a state folder with a match in play began a new match over it
+    without a word (the bots play only hands they dealt), leaving it abandoned. Now they say so
+    in one line, play the hand in play from what the rules still allow, then finish the match."""
+    kept = _match_in_play(tmp_path, game)
+    said = []
+    sim = SimBox(tmp_path, game, pads=("P1", "P2", "P3", "P4")).start()
+    try:
+        assert run_bots(sim, game, 1, 1, 0.0, out=said.append) == 0
+        m = sim.table.match
+        assert m.engine.phase == "over" and m.actions[:len(kept)] == kept
+        assert sim.table.journal.match_ids() == [1]
+    finally:
+        sim.stop()
+    assert said[0].startswith(f"a {m.engine.title} match is in play in this state folder (hand ")
+    assert "the bots finish it before they begin one" in said[0] and said[1].startswith("match 1 (resumed): ")
 
 
 def load_dev():
@@ -188,7 +231,7 @@ def test_a_match_of_either_game_begun_from_the_menu_has_its_seats_pads(tmp_path)
         start_match(sim, "twenty-nine")
         sim.tap(3, parse_card("9H"))  # on pad 4
         assert [a.kind for a in sim.table.match.actions] == ["flip"]
-        for game in ("towers", "twenty-nine"):
+        for game in ("twenty-nine", "towers"):  # the bots finish the Twenty-Nine match in play first
             assert run_bots(sim, game, 1, 3, 0.05, out=lambda _: None) == 0
             assert sim.table.match.game == game and sim.table.match.engine.phase == "over"
     finally:

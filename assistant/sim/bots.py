@@ -6,13 +6,16 @@ pads (through the pty and the box's reader), decisions are made with the
 mock buttons (left/right to the choice on the screen, OK), claims through the
 menu (hold OK). After every action it checks that the box applied exactly that
 action, and after every match that every injected renege was proven and that
-no renege was proven that was not injected.
+no renege was proven that was not injected. A match found in play (a run killed, a
+match left at the keyboard) is finished first, its hand in play by
+:class:`~assistant.sim.bot_resume.ResumeBot`.
 """
 import importlib
 import random
 import time
 
 from assistant.rules.match import engine_class
+from assistant.sim.bot_resume import ResumeBot
 from assistant.box.table_view import choices_for, hand_open
 
 MENU_KINDS = ("claim", "accuse", "finish", "double", "redouble", "pair", "undo")
@@ -158,14 +161,25 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
         raise SimError(cannot_scan(game))
     total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0, refused=0)
     started = time.perf_counter()
+    resumed = in_play(sim)
     for k in range(matches):
-        was = sim.table.match
-        start_match(sim, game)
-        if sim.table.match is was or sim.table.match is None or sim.table.match.actions:
-            # the box refused the new match (a full card, say): the bots deal only their own matches
-            raise SimError(f"the box did not start a new match ({_alert(sim)})")
-        bot = table_bot(game, seed * 1000 + k, 0.0 if scan else renege_rate, known_hands=scan)
-        proven = _play(sim, bot, rng, claim_rate, total, renege_rate if scan else 0.0, pace)
+        earlier = 0  # reneges proven before the bots took the match over
+        if k == 0 and resumed:
+            m = sim.table.match
+            out(resume_words(m, matches))
+            earlier = len(m.engine.book.proven)
+            while sim.table.menu is not None:  # a menu left up: Back leaves it
+                sim.press("back")
+            _play(sim, ResumeBot(sim.table, seed * 1000 + k), rng, claim_rate, total, 0.0, pace)
+        else:
+            was = sim.table.match
+            start_match(sim, game)
+            if sim.table.match is was or sim.table.match is None or sim.table.match.actions:
+                # the box refused the new match (a full card, say): the bots deal only their own matches
+                raise SimError(f"the box did not start a new match ({_alert(sim)})")
+        match_game = sim.table.match.game
+        bot = table_bot(match_game, seed * 1000 + k, 0.0 if scan else renege_rate, known_hands=scan)
+        proven = _play(sim, bot, rng, claim_rate, total, renege_rate if scan else 0.0, pace)[earlier:]
         injected = [tuple(x) for x in bot.injected_log]
         got = [(r.seat, r.hand, r.trick) for r in proven]
         total["injected"] += len(injected)
@@ -176,7 +190,7 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
         s = m.state()
         total["actions"] += len(m.actions)  # one kind of action everywhere: a line of the record
         score = " - ".join(f"{m.engine.side_name(side)} {v}" for side, v in enumerate(s["score"]))
-        out(f"match {k + 1}: {' and '.join(s['winner'])} won, {score}; "
+        out(f"match {k + 1}{' (resumed)' if k == 0 and resumed else ''}: {' and '.join(s['winner'])} won, {score}; "
             f"{len(m.actions)} actions recorded, reneges injected {len(injected)}, proven {len(got)}")
     elapsed = time.perf_counter() - started
     refused = f", illegal cards refused at once {total['refused']}" if scan else ""
@@ -185,6 +199,25 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
         f"false alerts {total['false']}, unproven {total['missed']}; claims {total['claims']}{refused}")
     ok = total["injected"] == total["proven"] and not total["false"] and not total["missed"]
     return 0 if ok else 1
+
+
+def in_play(sim):
+    """True when the box resumed a match in play (a run killed, a match left at the keyboard):
+    the bots finish it before they begin one."""
+    t = sim.table
+    return t.match is not None and t.match.engine.phase != "over" and t.seating is None
+
+
+def resume_words(match, matches):
+    """One plain line, said before the bots take over the match in play."""
+    e = match.engine
+    score = " - ".join(f"{e.side_name(side)} {v}" for side, v in enumerate(match.state()["score"]))
+    hand = e.hand_no + (0 if e.hand_open else 1)  # (a hand being dealt or scanned is the next one)
+    where = "the flip for the first dealer" if e.phase == "flip" else f"hand {hand}, {score}"
+    rest = f"; it counts as the first of the {matches} matches" if matches > 1 else ""
+    return (f"a {e.title} match is in play in this state folder ({where}): the bots finish it before "
+            f"they begin one; they did not deal its hand in play, so they play that hand from what the "
+            f"rules still allow, then deal the next as usual{rest}")
 
 
 def scanning_games():
@@ -249,6 +282,9 @@ def _check(sim, before, action):
     if len(m.actions) != before + 1:
         raise SimError(f"the box did not take {_words(action, m)} ({_alert(sim)})")
     got = m.actions[-1]
+    if not isinstance(action, str) and action.kind == "hand" and got.kind == "hand" and got.seat == action.seat \
+            and set(action.cards) <= set(got.cards):
+        return  # the cards tapped now completed a hand scanned before (ResumeBot)
     loose = ("claim", "double", "redouble", "pair")  # the menu names the seat the engine defaults to
     if got != action and not (got.kind == getattr(action, "kind", action) and got.kind in loose):
         raise SimError(f"the box took {_words(got, m)} for {_words(action, m)}")
