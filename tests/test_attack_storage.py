@@ -158,9 +158,9 @@ def test_a_pipe_or_folder_where_sqlite_keeps_its_files_is_moved_aside_not_a_hang
     assert (stat.S_ISFIFO if kind == "a pipe" else stat.S_ISDIR)(aside[0].lstat().st_mode)
     out = tmp_path / "out"
     assert card_assistant("export", "--all", "--state-dir", state, out).returncode == 0
-    assert sorted(p.name for p in out.iterdir()) == ["match-1.scn", "match-2.scn"]
+    assert sorted(p.name for p in out.iterdir()) == ["match-1.scn"]  # the bots finished the match in play
     kept = [ln for ln in (out / "match-1.scn").read_text().splitlines() if not ln.startswith(("#", "game", "seats"))]
-    assert len(kept) == 20
+    assert len(kept) > 20  # its 20 actions, then the bots' to its end
 
 
 @pytest.mark.parametrize("left", ["an empty file", "one table of four"])
@@ -299,4 +299,4 @@ def test_a_wal_of_gigabytes_on_a_box_of_1_gb_is_not_a_crash_at_start(tmp_path):
     assert played.returncode == 0 and "internal error" not in played.stderr, played.stderr
     out = tmp_path / "out"
     assert card_assistant("export", "--all", "--state-dir", state, out).returncode == 0
-    assert sorted(p.name for p in out.iterdir()) == ["match-1.scn", "match-2.scn"]
+    assert sorted(p.name for p in out.iterdir()) == ["match-1.scn"]  # the bots finished the match in play
