@@ -97,8 +97,9 @@ def test_an_export_killed_mid_write_leaves_no_half_match_under_its_name(tmp_path
 def test_bots_on_a_card_that_refuses_a_new_match_stop_in_one_line(tmp_path):
     """Fault (a full card under `sim --bots`, killed and started again: a Twenty-Nine match left in
     play and no room for a new one): the box refused the new match, the bots went on with the old
-    match they never dealt, and the sim ended in "internal error (TypeError)". Now the bots stop
-    in one line saying why the box started no match (here a read-only card)."""
+    match they never dealt, and the sim ended in "internal error (TypeError)". Now the bots take
+    up the match in play (they finish one left in play) and stop in one line at the first action
+    the box cannot store, saying why (here a read-only card)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -113,8 +114,9 @@ def test_bots_on_a_card_that_refuses_a_new_match_stop_in_one_line(tmp_path):
                                 "--game", "twenty-nine", "--state-dir", str(state)],
                         cwd=Path(__file__).resolve().parents[1], timeout=60, stdin=subprocess.DEVNULL)
     assert got.returncode == 1, got.stderr
-    assert got.stderr.strip().splitlines()[-1].startswith(
-        "card-assistant sim: the bots stopped: the box did not start a new match (the storage card is mounted read-only")
+    last = got.stderr.strip().splitlines()[-1]
+    assert last.startswith("card-assistant sim: the bots stopped: the box did not take ") and \
+        "(the storage card is mounted read-only" in last, got.stderr
 
 
 def test_a_state_folder_that_is_a_link_in_a_loop_is_called_one(tmp_path):
