@@ -12,7 +12,7 @@ from assistant.box.journal import Journal, JournalError
 from assistant.box.table import Table
 from assistant.box.table_view import DESKS, desk
 from assistant.box.view import Alert
-from assistant.hw.events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived
+from assistant.hw.events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
 from tests.test_table import DECK, Hands, towers_to_play, uid
 
 BOX = Path(__file__).resolve().parent.parent / "assistant" / "box"
@@ -192,3 +192,12 @@ def test_a_storm_of_alerts_is_logged_up_to_twenty_then_counted(tmp_path, caplog)
     finally:
         box.display.close()
         box.table.journal.close()
+
+
+def test_the_alert_about_a_card_found_lying_goes_when_that_card_is_lifted(tmp_path):
+    """Fault (attacker, serial): "A card is lying on P2's pad: lift it" stayed over the screen
+    after the card was lifted, until Back or OK; lifting a card from another pad leaves it up."""
+    h = Hands(tmp_path)
+    assert h.table.handle(TagArrived(2, uid("AS"), True)).alert.cause == "card-lying"
+    assert h.table.handle(TagRemoved(1, uid("KS"))).alert.cause == "card-lying"
+    assert h.table.handle(TagRemoved(2, uid("AS"))).alert is None

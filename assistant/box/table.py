@@ -25,7 +25,7 @@ A card tapped on the pad of the seat to act, or on the centre pad, is that
 seat's play; on another seat's pad it is refused as out of turn.
 """
 from assistant.rules.cards import card_label, pack_for
-from assistant.hw.events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived
+from assistant.hw.events import ButtonPressed, PadCleared, PadConflict, ReaderStatus, TagArrived, TagRemoved
 from assistant.box.journal import JournalError
 from assistant.rules.match import Match
 from assistant.rules.shared import Refused
@@ -54,6 +54,7 @@ class Table:
         self.scan = DealScan(self, deal_scan if stored is None else stored == "on")
         self.match = match
         self.alert = None          # an Alert (kind, words, cause) over the screen, until cleared
+        self._lying = None         # the pad of the card the "card-lying" alert is about
         self.menu = None           # a modes.MenuMode: (title, ((label, callback), ...), selected)
         self.cursor = 0            # selected choice of the phase's choices
         self.conflicts = set()
@@ -99,8 +100,12 @@ class Table:
             if event.inferred:  # found lying there (or its tap was garbled): never guess a play
                 self.set_alert("info", f"A card is lying on {self._pad_name(event.pad)}: "
                                        "lift it, and tap it again if it was meant", "card-lying")
+                self._lying = event.pad
             else:
                 self._tag(event.pad, event.uid)
+        elif isinstance(event, TagRemoved):  # the card found lying there lifted: its alert has said all
+            if self.alert_cause == "card-lying" and event.pad == self._lying:
+                self.alert = None
         elif isinstance(event, ButtonPressed):
             self._button(event.name, event.held)
         elif isinstance(event, PadConflict):
