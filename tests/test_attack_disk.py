@@ -147,3 +147,55 @@ def test_another_boxs_wal_beside_the_journal_is_not_read_by_export_or_the_page(t
     b.close()
     with pytest.raises(JournalNeedsRepair, match="its -wal is another journal's"):
         Journal(str(tmp_path / "a" / "journal.sqlite3"), readonly=True)
+
+
+def _journal_with_a_wal_of_no_journal(folder):
+    """A journal holding one match, and beside it the -wal of an SQLite file that is no journal
+    (its schema has no matches table), copied in."""
+    import sqlite3
+    from assistant.box.journal import Journal
+    j = Journal(str(folder / "journal.sqlite3"))
+    j.new_match("towers", ("P1", "P2"), {})
+    j.close()
+    other = sqlite3.connect(str(folder.parent / "other.db"), isolation_level=None)
+    other.execute("PRAGMA journal_mode=WAL")
+    other.execute("PRAGMA wal_autocheckpoint=0")
+    other.execute("CREATE TABLE x (a)")
+    other.execute("INSERT INTO x VALUES (1)")
+    shutil.copy(folder.parent / "other.db-wal", folder / "journal.sqlite3-wal")
+    other.close()
+
+
+def test_a_wal_of_no_journal_beside_the_journal_is_one_line_for_export_not_an_internal_error(tmp_path):
+    """Fault (review of the foreign -wal check, 49f5f80): a -wal copied in from an SQLite file
+    that is no journal (no matches table) made export end in "internal error (OperationalError)",
+    status 70: the check asked the journal read through the -wal for its matches and did not
+    expect the table to be gone. Its -wal is not this journal's: one line, nothing read."""
+    import subprocess
+    import sys
+    from test_sim_newcomer import ROOT, environ
+    (tmp_path / "s").mkdir()
+    _journal_with_a_wal_of_no_journal(tmp_path / "s")
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", "export", "--state-dir", str(tmp_path / "s"), "-"],
+                         capture_output=True, text=True, cwd=ROOT, env=environ(), timeout=60)
+    assert got.returncode == 1 and got.stdout == "", got.stderr
+    assert "its -wal is another journal's" in got.stderr and "internal error" not in got.stderr, got.stderr
+
+
+def test_a_wal_of_no_journal_beside_the_journal_never_takes_its_matches_at_start(tmp_path):
+    """Fault (S-rulings' journal rule, nothing accepted is lost; found in review): a -wal copied
+    in from an SQLite file that is no journal was taken for a journal's unfinished first start
+    (no matches table read through it), so the box opened it for writing: SQLite laid the other
+    file's pages over the journal and folded them in, and every match was gone ("the storage lost
+    the latest match"), with no copy kept. It is now set aside as another journal's -wal, and the
+    journal is recovered from the file alone."""
+    from assistant.box.journal import Journal
+    (tmp_path / "s").mkdir()
+    _journal_with_a_wal_of_no_journal(tmp_path / "s")
+    j = Journal(str(tmp_path / "s" / "journal.sqlite3"))
+    try:
+        assert [r[1] for r in j.db.execute("SELECT id, game FROM matches")] == ["towers"]
+        assert any("another journal's" in p for p in j.problems), j.problems
+    finally:
+        j.close()
+    assert [p.name for p in (tmp_path / "s").iterdir() if p.name.endswith("-wal") and ".damaged-" in p.name]

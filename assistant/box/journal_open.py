@@ -115,6 +115,8 @@ class Opening:
             self._too_new(stored_version(db))
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not {"meta", "matches", "actions"} <= tables:
+                if "-wal" in self._look.had and self._wal_is_anothers(db):  # no journal's -wal
+                    raise ForeignWal()  # (opened for writing, its pages were folded over the matches)
                 return False  # an older or unfinished journal: the writing connection completes it
             check(db)
             if "-wal" in self._look.had and self._wal_is_anothers(db):
@@ -143,7 +145,11 @@ class Opening:
             return False  # nothing to compare with (a file of one page, the rest in the -wal)
         finally:
             alone.close()
-        return any(row[0] in mine and mine[row[0]] != row for row in db.execute(rows))
+        try:
+            theirs = db.execute(rows).fetchall()
+        except sqlite3.OperationalError as e:  # the file alone holds matches, read through the -wal
+            return "no such table" in str(e)   # none: the -wal of a file that is no journal
+        return any(row[0] in mine and mine[row[0]] != row for row in theirs)
 
     def _connect(self, checked=False):
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
