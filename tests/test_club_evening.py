@@ -125,3 +125,23 @@ def test_the_docs_club_of_your_own_runs_as_typed_and_its_broker_keeps_what_it_ho
     subprocess.run(["bash", "-c", conf], cwd=tmp_path, check=True)
     written = (tmp_path / "mosquitto.conf").read_text().splitlines()
     assert "persistence true" in written and f"persistence_location {tmp_path}/" in written, written
+
+
+def test_the_board_players_page_of_a_night_of_guests_says_so_not_an_empty_table(tmp_path):
+    """Fault (a club's first night, no player tag enrolled yet, every seat a guest): the board's
+    Players page showed "Towers: standings" over a table with one column, "Player", and no row
+    (guests are left out). Now a game with no player known by a tag has no section, and a board
+    with none says how players get known."""
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 3)
+    play(t, bot, "towers", ("P1", "P2"))
+    deliver(board, j)
+    players = page_of(board, "/players")
+    assert "Towers: standings" not in players and "No match yet of players known by their tags" in players, players
+    j2, t2, bot2 = bot_table(tmp_path, "twenty-nine", 3, name="t2")
+    play(t2, bot2, "twenty-nine", ("Ann", "Bob", "Cat", "Dan"))
+    deliver(board, j2)
+    players = page_of(board, "/players")
+    assert "Twenty-Nine: standings" in players and "Towers: standings" not in players, players
+    assert "No match yet" not in players
+    board.close()

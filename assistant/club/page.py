@@ -26,6 +26,7 @@ TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's 
 SILENT = 3 * ALIVE  # seconds without a connected box's sign of life: it is not there any more
 SLACK = 2.0  # seconds two matches may seem to overlap by: the boxes' clocks read on the board's
 GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
+NO_PLAYERS = "No match yet of players known by their tags (enrol them: card-assistant players add NAME)."
 GUESTS_NOTE = ('<p class="quiet">Guests (a seat nobody tapped a player tag for keeps its name, P1 to P4) '
                'are different people at every table and match, so they are left out here.</p>')
 
@@ -92,7 +93,7 @@ def club_standings(recs):
     for game in out.values():
         for kind in game:
             game[kind] = {name: f for name, f in game[kind].items() if _named(name)}
-    return out
+    return {game: kinds for game, kinds in out.items() if any(kinds.values())}  # a game of guests only: none
 
 
 def two_tables_at_once(board, recs):
@@ -322,7 +323,7 @@ def serve(board, host, port):
                 if path == "/players":
                     recs = records(board)
                     note = GUESTS_NOTE + clash_note(board, recs)
-                    return self._html(pages.players_page(club_standings(recs), club_wins(recs), NAV, note))
+                    return self._html(pages.players_page(club_standings(recs), club_wins(recs), NAV, note, NO_PLAYERS))
                 m = re.fullmatch(r"/matches/([^/]{1,200})(?:/journal-([0-9]{1,4}))?/([0-9]{1,9})", path)
                 if m:
                     table, run, mid = unquote(m.group(1)), int(m.group(2) or 1), int(m.group(3))

@@ -259,11 +259,12 @@ def table(game, figures, who):
     return f'<div class="scroll"><table>{head}{rows}</table></div>'
 
 
-def players_page(standings, over_time, nav=NAV, note=""):
-    """``note``: words under the heading (the board: why guests are left out)."""
+def players_page(standings, over_time, nav=NAV, note="", empty="No match in the journal yet."):
+    """``note``: words under the heading (the board: why guests are left out); ``empty``: the
+    words when there are no standings."""
     parts = ["<h1>Players</h1>" + note]
     if not standings:
-        parts.append('<p class="quiet">No match in the journal yet.</p>')
+        parts.append(f'<p class="quiet">{escape(empty)}</p>')
     for game, tables in standings.items():
         parts.append(f"<h2>{GAME_NAMES[game]}: standings</h2>" + table(game, tables["players"], "Player"))
         if tables["partnerships"]:
