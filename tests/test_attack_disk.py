@@ -199,3 +199,21 @@ def test_a_wal_of_no_journal_beside_the_journal_never_takes_its_matches_at_start
     finally:
         j.close()
     assert [p.name for p in (tmp_path / "s").iterdir() if p.name.endswith("-wal") and ".damaged-" in p.name]
+
+
+def test_sim_on_a_state_folder_that_is_a_link_in_a_loop_or_to_nothing_says_what_it_is(tmp_path):
+    """Fault (found in review, beside the loop link above): `sim --state-dir` naming a link round
+    in a loop, or to nothing, said "cannot make the folder ...: File exists", which sent people
+    looking for a folder that was never there. Now it says what the path is."""
+    import contextlib
+    import io
+    from assistant.sim.simulator import main
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "c").symlink_to(tmp_path / "nothing")
+    for path in ("a", "c"):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main(["--bots", "--state-dir", str(tmp_path / path)]) == 1
+        assert err.getvalue() == (f"card-assistant sim: cannot make the folder {tmp_path / path}: "
+                                  "it is a link that leads to no folder\n")

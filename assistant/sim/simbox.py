@@ -6,6 +6,7 @@ firmware speaking the real wire protocol for the card pads. ``tap``/``press``/``
 hands at the table and return once the box has handled what they did.
 """
 import dataclasses
+import errno
 import os
 import tempfile
 import threading
@@ -34,6 +35,9 @@ def private_dir(folder):
     """Make ``folder`` 0700 when this creates it (the journal's rule, whatever the umask)."""
     folder = Path(folder)
     if not folder.is_dir():
+        if os.path.lexists(folder):  # a file, a link to nothing or round in a loop: not "File exists"
+            what = "a link that leads to no folder" if folder.is_symlink() else "not a folder"
+            raise OSError(errno.EEXIST, f"it is {what}", str(folder))
         folder.mkdir(mode=0o700, parents=True)
         os.chmod(folder, 0o700)
 
