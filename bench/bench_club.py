@@ -6,10 +6,14 @@ and the board's memory for a club night and for one table's password sending mat
     CLUB_TABLES=50 CLUB_PACE=0.2 CLUB_CHAOS=no python3 dev.py bench club   # a slower pace, calm only
     CLUB_TABLES=none python3 dev.py bench club                # the memory part only
     CLUB_TABLES=none CLUB_MEMORY_FROM=1 python3 dev.py bench club   # its attacks only (not the night)
+    CLUB_TABLES=none CLUB_MEMORY_FROM=3 python3 dev.py bench club   # the season alone (club_season.py)
+    CLUB_SEASON=30x20x2 ...                                          # its nights x tables x matches; none: skip it
 
 Memory (club_memory.py): the board in this process, fed a club night's events (40 tables of 30
 matches, real matches the bots played, each table's renumbered) and, on a fresh board, one table's
 5,000 match starts; Python's own count of what the board holds (tracemalloc), the SQLite file apart.
+Season (club_season.py): the board started on a season's file, every night in memory (as before)
+and the current night only (this board): start-up seconds and resident memory, and its pages.
 
 Each run is ``card-assistant sim --club`` (assistant/club/club_sim.py): a private Mosquitto, the
 board as its own process and N boxes whose bots play at a fast pace (club_sim.PACE between two
@@ -28,7 +32,10 @@ from assistant.club.club_sim import PACE, run_club
 
 def main():
     from club_memory import memory
+    from club_season import season
     memory()
+    if os.environ.get("CLUB_SEASON") != "none":
+        season()
     if os.environ.get("CLUB_TABLES") == "none":
         return
     tables = [int(x) for x in os.environ.get("CLUB_TABLES", "10,25,50").split(",")]

@@ -66,8 +66,8 @@ def test_a_row_stored_by_an_older_board_that_cannot_be_used_is_skipped_at_start(
     start = {"kind": "start", "game": "towers", "seats": ["Ann", "Bob"], "options": {}}
     rows = [("t1", 1, 0, start), ("t1", 1, 1, {"kind": "action", "line": "  ", "hand": 0}),
             ("t1", 2, 0, dict(start, started="yesterday")), ("t2", 1, 0, start)]
-    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, NULL, 0)",
-                   [(t, m, n, json.dumps(b)) for t, m, n, b in rows])
+    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, NULL, ?)",  # received tonight: in memory
+                   [(t, m, n, json.dumps(b), time.time()) for t, m, n, b in rows])
     db.commit()
     db.close()
     board = Board(str(tmp_path / "b.sqlite3"), "c")

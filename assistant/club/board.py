@@ -7,7 +7,8 @@ table) before the broker is acknowledged, rebuilds each table's matches through 
 (:mod:`.tables`, :mod:`.replay`) and serves the club's page and its JSON (``/api/club``). A
 malformed, oversized or conflicting message is refused with a log line (one for a storm of one
 kind) and changes nothing; the board never stops for bad data. After a restart it rebuilds
-everything from its file.
+everything from its file: the current night's matches; an older night's are *put away* (their
+records in the file, read when a page asks: season.py), so its memory is a night's, not a season's.
 
 Out of order: an event whose predecessors have not arrived yet is *stored and held*, never
 refused. The box deletes an outbox row once the broker has acknowledged it, so nothing sends a
@@ -26,6 +27,7 @@ import threading
 import time
 
 from assistant.repeated import Repeated
+from assistant.club import season
 from assistant.club.clocks import Clocks
 from assistant.club.publisher import ALIVE
 from assistant.club.message import (MAX_EVENT, MAX_MATCH, MAX_N, MAX_NOW, MAX_RECORD, Refusal,  # noqa: F401 (callers import them here)
@@ -50,8 +52,11 @@ def beat(status):
 
 
 class Board:
-    def __init__(self, path, club):
+    def __init__(self, path, club, keep=season.KEEP):
+        """``keep``: seconds after a match's latest event that it stays in memory (season.py); None:
+        every night in memory, as the board before (measured beside it: bench/club_season.py)."""
         self.club = club
+        self.keep = keep
         self.file = BoardFile(path)
         self.db = self.file.db
         self.lock = threading.Lock()
@@ -68,15 +73,29 @@ class Board:
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
         self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
+        for tbl, journal, behind in self.file.clocks():
+            self.clocks.heard(tbl, journal, 0.0, behind)
+        for tbl, journal, first, last in self.file.journals():
+            self.tables.seen(tbl, journal, first, last)
+        # a file an older board wrote, or a board stopped for days: older nights put away first, one
+        # match at a time (never the whole season in memory), then the current night loaded
+        self.tidy(self._rebuilt, limit=None)
+        self.counts["stored"] = self.file.put_away_events()
         self._load()
 
     def _load(self, table=None, count=True):
-        """The events of the board's file (all, or ``table``'s), and what its boxes' statuses said
-        of their clocks."""
+        """The events of the board's file (all, or ``table``'s) not put away, and what its boxes'
+        statuses said of their clocks."""
         for tbl, journal, behind in self.file.clocks():
             if table in (None, tbl):
                 self.clocks.heard(tbl, journal, 0.0, behind)
-        for tbl, journal, mid, n, body, t, received in self.file.rows(table):
+        for tbl, journal, first, last in self.file.journals():
+            if table in (None, tbl):
+                self.tables.seen(tbl, journal, first, last)
+        self._apply_rows(self.file.rows(table), count)
+
+    def _apply_rows(self, rows, count=True):
+        for tbl, journal, mid, n, body, t, received in rows:
             try:  # checked again: a row an older board stored unchecked must not stop this one
                 self.tables.apply(tbl, journal, mid, n, checked(loads(body), n), received)
                 self.clocks.event(tbl, journal, mid, t, received)
@@ -85,6 +104,73 @@ class Board:
                             printable(tbl), mid, n, e if isinstance(e, Refusal) else type(e).__name__)
                 continue
             self.counts["stored"] += count
+
+    # --- a season: older nights put away (season.py)
+    def tidy(self, rebuilt=None, limit=season.AT_ONCE, now=None):
+        """Put away (at most ``limit``) matches whose latest event the board received more than
+        ``keep`` seconds before ``now``, except each table's latest: their records go into the file,
+        they leave the memory. ``rebuilt``: how to get a match not in memory (at a start). Returns
+        how many were put away."""
+        from assistant.club.page import moved, on_board  # as the pages show it (page.records)
+        if self.keep is None:
+            return 0
+        with self.lock:
+            latest = self._latest()
+            gone = moved(self)  # a table renamed mid-match: both copies stay (the page leaves one out)
+            pairs = {*gone, *((went, j, m) for (_, j, m), went in gone.items())}
+            done = 0
+            for key in self.file.older((now or time.time()) - self.keep):
+                if limit is not None and done >= limit:
+                    break
+                if key == latest.get(key[0]) or key in pairs:
+                    continue  # the table's latest match: in play (or its last of the night) stays on its page
+                bm = self.matches.get(key) if rebuilt is None else rebuilt(key)
+                if bm is None:
+                    continue  # events before their match's start only (held: a few, bounded)
+                rec = season.match_record(0, *key[:2], self.run(*key[:2]), key[2], bm, season.lines_of(bm), False,
+                                          on_board(self, *key[:2], bm.started) or 0,
+                                          on_board(self, *key[:2], self.clocks.last.get(key)))
+                span = self.clocks.span(*key, bm.started)
+                night = season.night_of(span[0] if span else bm.started or self.tables.first.get(key[:2]))
+                self.file.put_away(*key, season.dumps(rec, night, span))
+                self.tables.put_away(key)
+                self.clocks.put_away(key)
+                done += 1
+            return done
+
+    def _latest(self):
+        """``{table: (table, journal, match)}``: the latest match of each table's latest journal."""
+        latest = self.file.latest()
+        out = {}
+        for table in {t for t, _ in latest}:
+            runs = self.tables.runs(table)
+            journal = runs[-1] if runs else max(j for t, j in latest if t == table)
+            out[table] = (table, journal, latest.get((table, journal)))
+        return out
+
+    def _rebuilt(self, key):
+        """Match ``key`` rebuilt from the file alone (at a start, to put it away), or None."""
+        tables, clocks = self.tables, self.clocks
+        self.tables, self.clocks = Tables(), Clocks()
+        try:
+            for (tbl, journal), first in tables.first.items():
+                self.tables.first[(tbl, journal)] = first
+            self.clocks.behind = clocks.behind
+            self._apply_rows(self.file.match_rows(*key), count=False)
+            clocks.last.update(self.clocks.last)
+            return self.tables.matches.get(key)
+        finally:
+            self.tables, self.clocks = tables, clocks
+
+    def _bring_back(self, table, journal, mid):
+        """An event of a match put away, not stored yet (a box's backlog after weeks off): the match
+        is loaded from the file again, to take it."""
+        if self.file.bring_back(table, journal, mid):
+            rows = self.file.match_rows(table, journal, mid)
+            self.counts["stored"] -= len(rows)
+            self._apply_rows(rows)
+            log.info("board: table %s match %s, of an older night, taken back into memory for an event that "
+                     "came now", printable(table), mid)
 
     # --- messages
     def receive(self, topic, payload):
@@ -201,6 +287,8 @@ class Board:
                 raise Refusal(f"match {mid} event {n} differs from the one stored: kept the first")
             self.counts["duplicates"] += 1
             return
+        if (table, journal, mid) not in self.matches:
+            self._bring_back(table, journal, mid)
         received = time.time()
         refused = self.tables.refusal(table, journal, mid, n, received)
         if refused:
@@ -215,14 +303,15 @@ class Board:
     def _upgraded(self, table, mid, start):
         """Is this start, from a named journal, one the board keeps under no name (the same match
         number, game, seats and start time): the same box, upgraded since it sent that match?"""
-        if (table, "", mid) not in self.matches:
+        kept = self.file.body(table, "", mid, 0)  # in memory, or put away with an older night
+        if kept is None:
             return False
-        kept = json.loads(self.file.body(table, "", mid, 0))
+        kept = json.loads(kept)
         return meaning(kept) == meaning(start) and kept.get("started") == start.get("started")
 
     def _adopt(self, table, journal):
         """The table's matches kept under no name are ``journal``'s (store.BoardFile.adopt)."""
-        kept = sum(1 for (t, j, _) in self.matches if t == table and j == "")
+        kept = self.file.db.execute("SELECT count(*) FROM matches WHERE tbl=? AND journal=''", (table,)).fetchone()[0]
         self.file.adopt(table, journal)
         self.tables.forget(table)
         self.clocks.forget(table)
@@ -247,6 +336,8 @@ class Board:
                 run = self.run(key[0], key[1])
                 tables.setdefault(key[0], []).append(dict(self.matches[key].summary(), journal=key[1] or None,
                                                           run=run))
+            # "tables": the matches in memory (the current night, each table's latest); older
+            # nights' are put away: /nights on the page, and in the standings
             out = {"club": self.club, "counts": dict(self.counts), "subscribed": self.subscribed,
                    "connected": self.connected,
                    "tables": [{"table": t, "now": shown_now(self.now.get(t)), "matches": ms}

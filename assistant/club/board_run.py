@@ -91,6 +91,7 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
         while not stop.wait(5):
             board.quiet()  # a storm of refused messages that ended is said so, with its count
             steady()
+            board.tidy()  # older nights' matches leave the memory, a few at a time (season.py)
     finally:
         server.shutdown()
         client.loop_stop()

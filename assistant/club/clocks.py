@@ -46,6 +46,10 @@ class Clocks:
             return None
         return started + d, max(started, last) + d
 
+    def put_away(self, key):
+        """Match ``key`` leaves the memory (its span is kept with its record: season.py)."""
+        self.last.pop(key, None)
+
     def forget(self, table):
         for d in (self.behind, self.last):
             for key in [k for k in d if k[0] == table]:

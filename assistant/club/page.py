@@ -1,10 +1,12 @@
 """The board's page, on the box's web stack (assistant/web): its pages, style, charts, statistics.
 
-``/`` every table live (each table's matches, the latest first), ``/matches/TABLE/M`` one match with
-its chart and hands (web.pages.match_page), ``/players`` the standings across tables by player
-and by partnership with wins over time (stats.standings, web.pages.players_page), ``/api/club``
-the board's JSON. The records are built by ``stats.replay_match`` from the board's own replay
-(:mod:`.replay`), never from a box's figures; only public facts are in them.
+``/`` every table live (each table's matches of the current night, the latest first),
+``/nights`` the older nights and ``/nights/DAY`` one (their records read from the board's file:
+season.py), ``/matches/TABLE/M`` one match with its chart and hands (web.pages.match_page),
+``/players`` the standings across tables by player and by partnership with wins over time, every
+night the board holds (stats.standings, web.pages.players_page), ``/api/club`` the board's JSON.
+The records are built by ``stats.replay_match`` from the board's own replay (:mod:`.replay`),
+never from a box's figures; only public facts are in them.
 """
 import json
 import re
@@ -14,14 +16,14 @@ from html import escape
 from importlib.resources import files
 from urllib.parse import quote, unquote
 
-from assistant.rules.scenario import format_action
+from assistant.club import season
 from assistant.club.message import shown_now
 from assistant.club.publisher import ALIVE
-from assistant.box.stats import FINISHED, IN_PLAY, replay_match, standings, wins_over_time
+from assistant.box.stats import IN_PLAY, standings, wins_over_time
 from assistant.web import pages
 from assistant.web.serving import HEADERS, PlainErrors, Server
 
-NAV = (("/", "Tables"), ("/players", "Players"))  # the board's own pages (a box's are Now, Matches, Players)
+NAV = (("/", "Tables"), ("/nights", "Nights"), ("/players", "Players"))  # the board's (a box's: Now, Matches, Players)
 TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's own page
 SILENT = 3 * ALIVE  # seconds without a connected box's sign of life: it is not there any more
 SLACK = 2.0  # seconds two matches may seem to overlap by: the boxes' clocks read on the board's
@@ -42,20 +44,31 @@ def records(board):
             latest[key[0]] = key
         gone = moved(board)
         made = [(on_board(board, table, journal, bm.started) or 0, table, board.run(table, journal), mid, journal,
-                 bm.game, bm.seats, bm.options, [format_action(a, bm.seats) for a in bm.match.actions],
-                 latest[table] == (table, journal, mid),
+                 bm, season.lines_of(bm), latest[table] == (table, journal, mid),
                  on_board(board, table, journal, board.clocks.last.get((table, journal, mid))))
                 for (table, journal, mid), bm in board.matches.items() if (table, journal, mid) not in gone]
     made.sort(key=lambda m: m[:4])
-    out = []
-    for k, (started, table, run, mid, journal, game, seats, options, lines, is_latest, last) in enumerate(made, 1):
-        rec = replay_match(k, game, seats, options, lines, started, is_latest)
-        rec.table, rec.table_match, rec.journal, rec.run = table, mid, journal, run
-        # minutes a match (start and end on the board's clock by one difference: the box's own
-        # length); a match in play or abandoned has not finished
-        rec.finished = last if started and rec.state == FINISHED else None
-        out.append(rec)
-    return out
+    # minutes a match (start and end on the board's clock by one difference: the box's own
+    # length); a match in play or abandoned has not finished (season.match_record)
+    return [season.match_record(k, table, journal, run, mid, bm, lines, is_latest, started, last)
+            for k, (started, table, run, mid, journal, bm, lines, is_latest, last) in enumerate(made, 1)]
+
+
+def season_records(board, live=None):
+    """Every match of the season: the older nights' records, from the board's file (season.py),
+    then the current night's (``live``: records(board)), numbered on. A generator: the season is
+    never in memory at once."""
+    db = board.file.reader()
+    try:
+        k = 0
+        for k, (table, journal, mid, text) in enumerate(season.put_away(db), 1):
+            yield season.loads(text, k, table, journal, run_of(board, table, journal), mid)
+    finally:
+        db.close()
+    for rec in records(board) if live is None else live:
+        k += 1
+        rec.id = k
+        yield rec
 
 
 def moved(board):
@@ -106,7 +119,7 @@ def two_tables_at_once(board, recs):
     spans = board.spans()
     seated = {}
     for r in recs:
-        span = spans.get((r.table, r.journal, r.table_match))
+        span = spans.get((r.table, r.journal, r.table_match)) or getattr(r, "span", None)  # or put away
         if span:
             for name in set(r.seats):
                 if not GUEST.fullmatch(name):
@@ -165,7 +178,7 @@ def club_json(board):
             rec = by_match.get((table["table"], m.get("run", 1), m["match"]))
             if rec is not None:
                 m["state"], m["started"] = rec.state, rec.started or None
-    out["standings"] = club_standings(recs)
+    out["standings"] = club_standings(season_records(board, recs))  # every night the board holds
     return out
 
 
@@ -282,6 +295,14 @@ def club_page(board, recs):
              f'<p class="quiet">{counts["stored"]} events stored, each once ({counts["duplicates"]} came again, '
              f'as they should: in each match\'s record at its end and after reconnects), '
              f'{counts["refused"]} refused. Updates every 5 seconds.</p>']
+    db = board.file.reader()
+    try:
+        older = season.count(db)
+    finally:
+        db.close()
+    if older:
+        parts.append(f'<p class="quiet">Tonight\'s matches (and each table\'s latest) below; {older} of older '
+                     f'nights on <a href="/nights">Nights</a>.</p>')
     if not board.connected:
         parts.append('<p class="quiet">The board is not connected to the broker: '
                      'nothing new can arrive until it is (the log says why).</p>')
@@ -302,6 +323,63 @@ def club_page(board, recs):
     return pages.page(f"Club {board.club}", "/", body, nav=NAV)
 
 
+def run_of(board, table, journal):
+    with board.lock:  # the paho thread may add a journal meanwhile
+        return board.run(table, journal)
+
+
+def nights_page(board):
+    """``/nights``: the older nights the board holds (the current one is ``/``)."""
+    db = board.file.reader()
+    try:
+        held = season.nights(db)
+    finally:
+        db.close()
+    rows = "".join(f'<tr><td><a href="/nights/{escape(night)}">{escape(night)}</a></td><td class=n>{tables}</td>'
+                   f'<td class=n>{matches}</td></tr>' for night, tables, matches in held)
+    body = ("<h1>Nights</h1><p class=\"quiet\">The club's older nights (tonight's tables are on "
+            "<a href=\"/\">Tables</a>), the latest first; the standings on Players add up every one.</p>"
+            + (f'<div class="scroll"><table><tr><th>Night</th><th class=n>Tables</th><th class=n>Matches</th></tr>'
+               f'{rows}</table></div>' if rows else '<p class="quiet">No older night yet.</p>'))
+    return pages.page(f"Club {board.club}: nights", "/nights", body, nav=NAV)
+
+
+def night_page(board, night):
+    """``/nights/DAY``: that night's tables and their matches, as ``/`` showed them that night."""
+    db = board.file.reader()
+    try:
+        recs = [season.loads(text, 0, table, journal, run_of(board, table, journal), mid)
+                for table, journal, mid, text in season.of_night(db, night)]
+    finally:
+        db.close()
+    if not recs:
+        return None
+    by_table = {}
+    for r in recs:
+        by_table.setdefault(r.table, []).append(r)
+    parts = [f"<h1>Club {escape(board.club)}: the night of {escape(night)}</h1>"]
+    for table, rs in sorted(by_table.items(), key=lambda kv: in_order(kv[0])):
+        rows = table_rows(sorted(rs, key=lambda r: (r.run, r.table_match)))
+        parts.append(f"<h2>Table {escape(table)}</h2><div class=\"scroll\"><table><tr><th>#</th><th>Game</th>"
+                     f'<th>Score</th><th class="wide">Winner</th><th class="wide">State</th><th>Started</th></tr>'
+                     f"{rows}</table></div>")
+    return pages.page(f"Club {board.club}: {night}", "/nights", "".join(parts), nav=NAV)
+
+
+def put_away_match(board, table, run, mid):
+    """The record of an older night's match (``run``: which of the table's journals), or None."""
+    with board.lock:
+        runs = board.tables.runs(table)
+    if not 0 < run <= len(runs):
+        return None
+    db = board.file.reader()
+    try:
+        text = season.one(db, table, runs[run - 1], mid)
+    finally:
+        db.close()
+    return text and season.loads(text, 0, table, runs[run - 1], run, mid)
+
+
 def serve(board, host, port):
     """Serve in a thread; returns the server (``server_address[1]`` is the port)."""
     style = files("assistant.web").joinpath("static", "style.css").read_bytes()
@@ -320,14 +398,22 @@ def serve(board, host, port):
                     return self._send(200, "text/css; charset=utf-8", style)
                 if path in ("/", "/matches"):
                     return self._html(club_page(board, records(board)))
-                if path == "/players":
-                    recs = records(board)
-                    note = GUESTS_NOTE + clash_note(board, recs)
-                    return self._html(pages.players_page(club_standings(recs), club_wins(recs), NAV, note, NO_PLAYERS))
+                if path == "/players":  # every night: the older ones read from the file, three times
+                    live = records(board)  # (never the season in memory at once)
+                    note = GUESTS_NOTE + clash_note(board, season_records(board, live))
+                    return self._html(pages.players_page(club_standings(season_records(board, live)),
+                                                         club_wins(season_records(board, live)), NAV, note,
+                                                         NO_PLAYERS))
+                if path == "/nights":
+                    return self._html(nights_page(board))
+                m = re.fullmatch(r"/nights/([0-9]{4}-[0-9]{2}-[0-9]{2})", path)
+                if m and (text := night_page(board, m.group(1))):
+                    return self._html(text)
                 m = re.fullmatch(r"/matches/([^/]{1,200})(?:/journal-([0-9]{1,4}))?/([0-9]{1,9})", path)
                 if m:
                     table, run, mid = unquote(m.group(1)), int(m.group(2) or 1), int(m.group(3))
-                    rec = next((r for r in records(board) if (r.table, r.run, r.table_match) == (table, run, mid)), None)
+                    rec = next((r for r in records(board) if (r.table, r.run, r.table_match) == (table, run, mid)),
+                               None) or put_away_match(board, table, run, mid)
                     if rec is not None:
                         journal = f", the box's journal {rec.run}" if rec.run > 1 else ""
                         head = f"Table {rec.table}{journal}, match {rec.table_match}: {pages.GAME_NAMES[rec.game]}"

@@ -9,6 +9,12 @@ A file an older board wrote (no ``journal`` column) is carried over once at open
 under ``""``; a box of that table upgraded since then names its journal, and the first of its
 match starts equal to one kept under ``""`` (the same match number, game, seats and start time)
 makes the ``""`` events that journal's (:meth:`BoardFile.adopt`): the same matches, not new ones.
+
+Over a season: ``matches`` lists every match the file holds (when the board first and last
+received one of its events, how many) and, for a match *put away* (an older night's, no longer in
+the board's memory: board.py), its record as the pages show it (``record``, JSON: season.py). The
+board loads at start the events of the matches not put away only; a page of an older night reads
+the records from here. A file an older board wrote gets its ``matches`` at the first start.
 """
 import sqlite3
 
@@ -21,6 +27,11 @@ CLOCKS = """
 CREATE TABLE IF NOT EXISTS clocks (tbl TEXT NOT NULL, journal TEXT NOT NULL, behind REAL NOT NULL,
     PRIMARY KEY (tbl, journal))
 """  # the least (board's clock - box's) a box's "online" status showed (clocks.py); events hold theirs
+MATCHES = """
+CREATE TABLE IF NOT EXISTS matches (tbl TEXT NOT NULL, journal TEXT NOT NULL, match INTEGER NOT NULL,
+    first REAL NOT NULL, last REAL NOT NULL, events INTEGER NOT NULL, record TEXT,
+    PRIMARY KEY (tbl, journal, match))
+"""  # record: NULL while the match is in the board's memory; its page's record once put away
 OLDER = "events_before_journals"  # an older board's table, while it is carried over
 
 
@@ -40,12 +51,26 @@ class BoardFile:
                 self.db.execute(f"INSERT OR IGNORE INTO events SELECT tbl, '', match, n, body, t, received "
                                 f"FROM {OLDER}")
                 self.db.execute(f"DROP TABLE {OLDER}")
+            if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name='matches'").fetchone():
+                self.db.execute(MATCHES)  # a file an older board wrote: every match, none put away yet
+                self.db.execute("INSERT INTO matches SELECT tbl, journal, match, min(received), max(received), "
+                                "count(*), NULL FROM events GROUP BY tbl, journal, match")
+        self.path = path
 
     def rows(self, table=None):
-        """``(table, journal, match, n, body, t, received)`` in order, of one table or all."""
-        where, args = ("WHERE tbl=?", (table,)) if table is not None else ("", ())
-        return self.db.execute(f"SELECT tbl, journal, match, n, body, t, received FROM events {where} "
-                               "ORDER BY tbl, journal, match, n", args)
+        """``(table, journal, match, n, body, t, received)`` in order, of one table or all, of the
+        matches not put away."""
+        where, args = ("AND m.tbl=?", (table,)) if table is not None else ("", ())
+        return self.db.execute(  # CROSS JOIN: the matches first, each one's events by the key (not a
+            # scan of the season's events, which SQLite chose for a plain JOIN ordered by the events)
+            "SELECT e.tbl, e.journal, e.match, e.n, e.body, e.t, e.received FROM matches m CROSS JOIN events e "
+            f"ON e.tbl=m.tbl AND e.journal=m.journal AND e.match=m.match WHERE m.record IS NULL {where} "
+            "ORDER BY m.tbl, m.journal, m.match, e.n", args)
+
+    def match_rows(self, table, journal, mid):
+        """The rows (as :meth:`rows`) of one match, put away or not."""
+        return self.db.execute("SELECT tbl, journal, match, n, body, t, received FROM events WHERE tbl=? AND "
+                               "journal=? AND match=? ORDER BY n", (table, journal, mid)).fetchall()
 
     def body(self, table, journal, mid, n):
         row = self.db.execute("SELECT body FROM events WHERE tbl=? AND journal=? AND match=? AND n=?",
@@ -53,8 +78,45 @@ class BoardFile:
         return row and row[0]
 
     def add(self, table, journal, mid, n, body, t, received):
-        self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (table, journal, mid, n, body, t, received))
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (table, journal, mid, n, body, t, received))
+            self.db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?, 1, NULL) ON CONFLICT (tbl, journal, match) "
+                            "DO UPDATE SET first=min(first, excluded.first), last=max(last, excluded.last), "
+                            "events=events+1", (table, journal, mid, received, received))
+
+    # --- a season: older nights' matches put away (board.py), read by their pages (season.py)
+    def journals(self):
+        """``(table, journal, first, last)``: when the board first and last received a journal's events."""
+        return self.db.execute("SELECT tbl, journal, min(first), max(last) FROM matches GROUP BY tbl, journal")
+
+    def latest(self):
+        """``{(table, journal): its latest match number}``."""
+        return {(t, j): m for t, j, m in self.db.execute("SELECT tbl, journal, max(match) FROM matches "
+                                                         "GROUP BY tbl, journal")}
+
+    def older(self, before):
+        """``(table, journal, match)`` of the matches not put away whose latest event came before ``before``."""
+        return self.db.execute("SELECT tbl, journal, match FROM matches WHERE record IS NULL AND last < ? "
+                               "ORDER BY tbl, journal, match", (before,)).fetchall()
+
+    def put_away(self, table, journal, mid, record):
+        self.db.execute("UPDATE matches SET record=? WHERE tbl=? AND journal=? AND match=?",
+                        (record, table, journal, mid))
+
+    def bring_back(self, table, journal, mid):
+        """Is match ``mid`` put away? It no longer is (its events are loaded again)."""
+        return self.db.execute("UPDATE matches SET record=NULL WHERE tbl=? AND journal=? AND match=? AND "
+                               "record IS NOT NULL", (table, journal, mid)).rowcount > 0
+
+    def put_away_events(self):
+        """Events of the matches put away (counted in the page's "stored")."""
+        return self.db.execute("SELECT coalesce(sum(events), 0) FROM matches WHERE record IS NOT NULL").fetchone()[0]
+
+    def reader(self):
+        """A read-only connection of its own, for a page's thread (the board's keeps writing)."""
+        return sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
 
     def clocks(self):
         return self.db.execute("SELECT tbl, journal, behind FROM clocks")
@@ -65,7 +127,7 @@ class BoardFile:
 
     def heard(self):
         """``{table: when the board last received one of its events}``, by the board's clock."""
-        return dict(self.db.execute("SELECT tbl, max(received) FROM events GROUP BY tbl"))
+        return dict(self.db.execute("SELECT tbl, max(last) FROM matches GROUP BY tbl"))
 
     def adopt(self, table, journal):
         """The table's events kept under ``""`` (an older box's, or an older board's) become
@@ -75,6 +137,8 @@ class BoardFile:
             self.db.execute("UPDATE OR IGNORE events SET journal=? WHERE tbl=? AND journal=''", (journal, table))
             self.db.execute("DELETE FROM events WHERE tbl=? AND journal=''", (table,))  # had both: kept once
             self.db.execute("DELETE FROM clocks WHERE tbl=? AND journal=''", (table,))
+            self.db.execute("UPDATE OR IGNORE matches SET journal=? WHERE tbl=? AND journal=''", (journal, table))
+            self.db.execute("DELETE FROM matches WHERE tbl=? AND journal=''", (table,))
 
     def close(self):
         self.db.close()

@@ -107,6 +107,19 @@ class Tables:
             self._add(self.matches[key], n, body)
         self._gap(key)
 
+    def seen(self, table, journal, first, last):
+        """The board received the journal's events from ``first`` to ``last`` (its file says so, of
+        the matches put away too): the order of a table's journals holds over a season."""
+        key = (table, journal)
+        self.first[key] = min(first, self.first.get(key, first))
+        self.latest[key] = max(last, self.latest.get(key, last))
+
+    def put_away(self, key):
+        """Match ``key`` leaves the memory (its record is in the board's file: season.py)."""
+        self.matches.pop(key, None)
+        self.early.pop(key, None)
+        self.gaps.discard(key)
+
     def forget(self, table):
         """Everything held of ``table`` (to be read again from the board's file)."""
         for d in (self.matches, self.early, self.first, self.latest):

@@ -1,0 +1,122 @@
+"""The club board over a season: older nights leave its memory, stay in its file, and their pages
+show the same results (assistant/club/season.py), against the real Mosquitto where a box sends.
+
+Each test names the fault it covers (the board's leftovers after club night: its memory over a
+season).
+"""
+import json
+import sqlite3
+import time
+
+from assistant.club import season
+from assistant.club.board import Board
+from assistant.club.page import club_json
+from assistant.club.publisher import Publisher
+from test_club import (broker, bot_table, deliver, live_board, page_of, play, served_board,  # noqa: F401
+                       wait_for)
+
+LATER = 13 * 3600  # seconds: the next evening, past season.KEEP
+
+
+def pages(board, paths):
+    server, get = served_board(board)
+    try:
+        return {p: get(p) for p in paths}
+    finally:
+        server.shutdown()
+
+
+def standings(board):
+    return club_json(board)["standings"]
+
+
+def test_an_older_night_leaves_the_boards_memory_and_its_pages_show_the_same(broker, live_board, tmp_path,
+                                                                              monkeypatch):
+    """Fault (a club's board on a Pi, night after night): the board kept every match of every night
+    in memory (about 3.6 MB a table a night) and read its whole file at every start, so a season
+    filled the Pi's memory. Now a match the board has heard nothing of for a night is put away: its
+    record (what its page shows) goes into the board's file and the match leaves the memory; the
+    match's page, its night's page and the standings show the same as before, after a restart
+    too, and a restarted board loads the current night only. Each table's latest match stays."""
+    j, t, bot = bot_table(tmp_path, "towers", 11)
+    pub = Publisher(j, j.outbox, broker.url("t1"))
+    pub.start()
+    try:
+        for seats in (("Ann", "Bob"), ("Ann", "Cat"), ("Bob", "Cat")):
+            play(t, bot, "towers", seats)
+        assert wait_for(lambda: pub.idle() and live_board.counts["stored"] == sum(
+            len(j.read(m)[1]) + 1 for m in (1, 2, 3)))
+    finally:
+        pub.stop()
+    paths = ("/matches/t1/1", "/matches/t1/2", "/matches/t1/3", "/players")
+    before, table_before = pages(live_board, paths), standings(live_board)
+    assert live_board.tidy(now=time.time() + LATER) == 2  # matches 1 and 2; 3 is the table's latest
+    assert sorted(live_board.matches) == [("t1", j.name(), 3)]
+    assert pages(live_board, paths) == before and standings(live_board) == table_before
+    night = season.night_of(time.time())
+    nights, of_night = (page_of(live_board, p) for p in ("/nights", f"/nights/{night}"))
+    assert f'href="/nights/{night}"' in nights
+    assert 'href="/matches/t1/1"' in of_night and 'href="/matches/t1/2"' in of_night
+    assert "of older nights on" in page_of(live_board, "/")
+    stored = live_board.counts["stored"]
+    again = Board(str(tmp_path / "board.sqlite3"), "c")  # restarted: only the latest match is loaded
+    try:
+        assert sorted(again.matches) == [("t1", j.name(), 3)] and again.counts["stored"] == stored
+        assert pages(again, paths) == before and standings(again) == table_before
+    finally:
+        again.close()
+    j.close()
+
+
+def test_a_board_first_started_on_a_seasons_file_never_loads_the_whole_season(tmp_path):
+    """Fault (the same, at a start): the board read every event of its file into memory as it
+    started, a season's. Started on a file an older board wrote (events only) whose matches are
+    a night old, it puts them away one at a time and loads the tables' latest matches only; what
+    was stored is all counted and the standings are the same."""
+    board = Board(str(tmp_path / "board.sqlite3"), "c", keep=None)
+    for name, game, seats, seed in (("t1", "towers", ("Ann", "Bob"), 2), ("t2", "twenty-nine",
+                                                                         ("Ann", "Cat", "Dan", "Eve"), 3)):
+        j, t, bot = bot_table(tmp_path, game, seed, name=name)
+        play(t, bot, game, seats)
+        play(t, bot, game, seats)
+        deliver(board, j)
+        j.close()
+    everything, stored = standings(board), board.counts["stored"]
+    board.close()
+    db = sqlite3.connect(tmp_path / "board.sqlite3")  # as an older board left it, a day ago
+    with db:
+        db.execute("DROP TABLE matches")
+        db.execute("UPDATE events SET received = received - 86400")
+    db.close()
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    try:
+        assert sorted((t, m) for t, _, m in board.matches) == [("t1", 2), ("t2", 2)]
+        assert board.counts["stored"] == stored and standings(board) == everything
+        assert "Table t2, match 1: Twenty-Nine" in page_of(board, "/matches/t2/1")
+    finally:
+        board.close()
+
+
+def test_an_event_of_a_match_put_away_is_taken_not_lost(tmp_path):
+    """Fault guarded (nothing a club has received may be lost): a box back after weeks sends the
+    rest of a match the board has put away (its gap held since); the match comes back into memory,
+    the event is stored and applied, and its page shows it whole."""
+    j, t, bot = bot_table(tmp_path, "towers", 5)
+    play(t, bot, "towers", ("Ann", "Bob"))
+    play(t, bot, "towers", ("Ann", "Bob"))
+    rows = [(topic, payload) for _, topic, payload in j.outbox_rows(0, 100_000) if topic.endswith("/events")]
+    first = [r for r in rows if json.loads(r[1])["id"][1] == 1]
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    try:
+        for topic, payload in rows:
+            if (topic, payload) != first[-1]:  # match 1's last event lost on the way
+                board.receive(topic, payload.encode())
+        assert board.tidy(now=time.time() + LATER) == 1
+        assert ("t1", j.name(), 1) not in board.matches
+        board.receive(*first[-1][:1], first[-1][1].encode())  # it comes after all
+        assert board.matches[("t1", j.name(), 1)].summary()["phase"] == "over"
+        assert board.counts["stored"] == len(rows) and board.counts["refused"] == 0
+        assert "finished" in page_of(board, "/matches/t1/1")
+    finally:
+        board.close()
+        j.close()
