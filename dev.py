@@ -193,6 +193,10 @@ def dispatch(argv):
         ensure_node()
         ensure_browser()
         ensure_mosquitto()
+        # The whole suite in two worker processes (pytest-xdist), a test file at a time each: the
+        # systemd chroot test (first, tests/conftest.py) waits minutes on its booted system while
+        # the other worker runs the rest. Arguments given run as they are, in this process.
+        rest = rest or ["-n", "2", "--dist", "loadfile"]
         os.execv(BIN / "python", [str(BIN / "python"), "-m", "pytest", *rest])
     elif cmd == "web":
         ensure_venv(None)
