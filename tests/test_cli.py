@@ -236,6 +236,16 @@ def test_enroll_with_no_reader_says_so_and_does_not_wait(tmp_path):
     assert not (tmp_path / "deck.txt").exists()
 
 
+@pytest.mark.parametrize("port, why", [("folder", "Is a directory"), ("file", "it is not a serial port")])
+def test_a_reader_port_that_is_no_serial_port_is_said_in_plain_words(tmp_path, port, why):
+    """Fault (newcomer): `players add --port FOLDER` said "could not open port F: [Errno 21] Is a
+    directory: 'F'", pyserial's own words; a plain file gave "Could not configure port: (25, ...)"."""
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("")
+    line = refused("enroll", tmp_path / "deck.txt", "--port", tmp_path / port, words=why)
+    assert "Errno" not in line and "(25" not in line and line.count(str(tmp_path / port)) == 1, line
+
+
 def test_enroll_onto_a_folder(tmp_path):
     refused("enroll", tmp_path, "--port", tmp_path / "none", words="is a folder")
 

@@ -17,7 +17,10 @@ def reader_problem(port):
         if "lock" in str(e):
             return (f"the card reader at {port} is in use by another program: stop the box first "
                     f"(sudo systemctl stop card-assistant)")
-        return f"cannot open the card reader at {port}: {getattr(e, 'strerror', None) or e}"
+        errno = getattr(e, "errno", None)  # pyserial's strerror repeats the port and the errno
+        why = (os.strerror(errno) if isinstance(errno, int)
+               else "it is not a serial port" if "configure port" in str(e) else e)
+        return f"cannot open the card reader at {port}: {why}"
     return None
 
 
