@@ -693,3 +693,25 @@ def test_a_renamed_tables_refused_rows_name_their_own_table_and_are_not_sent_at_
     assert len(lines) == 1, lines
     assert "kept as table t1 of club c, before it was renamed t2" in lines[0]
     assert "table t2's messages" not in lines[0]
+
+
+def test_the_boards_page_answers_head_and_refuses_writes_as_the_boxs_page_does(tmp_path):
+    """Fault (attacker, HTTP): the board's page answered HEAD with 501 "Unsupported method", and
+    POST, PUT and DELETE too, where the box's page answers HEAD with the headers alone and refuses
+    a write with 405, read-only."""
+    import http.client
+    from assistant.club.page import serve
+    server = serve(Board(str(tmp_path / "b.sqlite3"), "c"), "127.0.0.1", 0)
+    try:
+        answers = {}
+        for method in ("GET", "HEAD", "POST", "PUT", "DELETE"):
+            conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=5)
+            conn.request(method, "/")
+            r = conn.getresponse()
+            answers[method] = (r.status, r.getheader("Content-Length"), r.read())
+            conn.close()
+    finally:
+        server.shutdown()
+    get, head = answers["GET"], answers["HEAD"]
+    assert head[0] == get[0] == 200 and head[1] == get[1] == str(len(get[2])) and head[2] == b""
+    assert [answers[m][0] for m in ("POST", "PUT", "DELETE")] == [405, 405, 405]

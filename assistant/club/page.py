@@ -389,6 +389,17 @@ def serve(board, host, port):
         sys_version = ""
         timeout = TIMEOUT
 
+        head = False  # HEAD: the answer's status and headers without its body
+
+        def do_HEAD(self):
+            self.head = True
+            self.do_GET()
+
+        def _refuse(self):
+            self.send_error(405, "this page is read-only: GET and HEAD only")
+
+        do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse
+
         def do_GET(self):
             path = self.path.split("?", 1)[0]
             try:
@@ -432,7 +443,8 @@ def serve(board, host, port):
             for k, v in HEADERS.items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(body)
+            if not self.head:
+                self.wfile.write(body)
 
         def log_message(self, *args):
             pass
