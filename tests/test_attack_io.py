@@ -200,7 +200,7 @@ def test_the_board_page_refuses_a_method_in_one_plain_line(tmp_path):
     from assistant.club.board import Board
     answer = board_answer(Board(str(tmp_path / "b.sqlite3"), "c"), b"POST / HTTP/1.0\r\n\r\n")
     head, _, body = answer.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.0 501 ") and body == b"501 Unsupported method ('POST')\n", answer
+    assert head.startswith(b"HTTP/1.0 405 ") and body == b"405 this page is read-only: GET and HEAD only\n", answer
 
 
 def test_a_journal_replaced_while_the_box_writes_is_read_anew_by_the_web_page(tmp_path):
