@@ -43,7 +43,7 @@ def test_the_menu_offers_the_pair_to_both_partners_not_only_to_the_scanned_holde
                  "--state-dir", tmp_path], SCANNED_PAIR + "m\nd\nd\nd\n\nm\nd\nd\nd\nd\n\nq\n")
     menus = [ln for ln in out.split("\n") if "screen: Menu:" in ln]
     assert "Pair: P1 shows K♥ Q♥ Pair: P3 shows K♥ Q♥ Accuse P1" in menus[0]
-    assert "refused: P1 does not hold" in out
+    assert "REFUSED: P1 does not hold" in out
     assert "Pair P3: P1+P3 need 16" in " ".join(out.split())
 
 

@@ -21,7 +21,7 @@ def test_sim_typing_the_towers_discard_is_refused_in_the_words_for_any_card_not_
     only card refused so: the words told which card lay face down."""
     lines = screens(sim(tmp_path, TOWERS_DISCARD + ["2 9S", "", "2 AS"]))
     refused = lines[len(TOWERS_DISCARD) + 1]
-    assert refused.endswith("| refused: P2 does not hold that card"), refused
+    assert refused.endswith("| REFUSED: P2 does not hold that card"), refused
     assert not any("out of play" in ln for ln in lines)
     assert "P1 to play" in lines[-1]  # the discard was never played; AS was
 
@@ -31,7 +31,7 @@ def test_sim_typing_the_face_down_trump_is_refused_in_the_words_for_any_card_not
     other card got: they told which card was the hidden trump."""
     lines = screens(sim(tmp_path, TWENTY_NINE_TRUMP + ["2 7H", "", "2 AS"]))
     refused = lines[len(TWENTY_NINE_TRUMP) + 1]
-    assert refused.endswith("| refused: P2 does not hold that card"), refused
+    assert refused.endswith("| REFUSED: P2 does not hold that card"), refused
     assert not any("not in play" in ln or "7H" in ln or "7♥" in ln for ln in lines)
     assert "P3 to play" in lines[-1] or "P3 < play a card >" in lines[-1], lines[-1]
 

@@ -68,7 +68,7 @@ def test_a_card_tapped_on_a_fresh_box_says_to_choose_a_game_not_to_press_back(tm
     it)", but Back on a fresh box's new-match menu leaves nothing: the newcomer pressed it and
     nothing happened."""
     out = piped(["sim", "--state-dir", tmp_path], "JS\nb\nq\n")
-    assert "info: No match yet: choose with Left/Right, then OK" in out
+    assert "NOTE: No match yet: choose with Left/Right, then OK" in out
     assert "Back to leave it" not in out
 
 
@@ -105,7 +105,7 @@ def test_hold_back_after_a_hands_last_scanned_card_takes_back_that_card(tmp_path
                 "\nJS\n1 AS\n2 AD KD QD JD 10D 9D AC\nu\n2 AH\nq\n")
     screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
     assert screens[-3:] == ["scan: P1 deals 7 each / Scan P1 1/7",
-                            "scan: P1 deals 7 each / Scan P1 1/7 P2 6/7 | info: Scan: P2's last card taken back",
+                            "scan: P1 deals 7 each / Scan P1 1/7 P2 6/7 | NOTE: Scan: P2's last card taken back",
                             "scan: P1 deals 7 each / Scan P1 1/7"]
     scenario = cli("export", "--state-dir", str(tmp_path), "-").stdout.split("\n")
     assert [ln for ln in scenario if ln and not ln.startswith("#")] == [
@@ -206,7 +206,7 @@ def test_a_game_some_seat_could_not_play_is_refused_at_the_menu(tmp_path):
     nobody could go on with, which the sim then refused to resume ("--pads does not fit")."""
     out = piped(["sim", "--state-dir", tmp_path, "--pads", "P1,P2"], "d\n\nb\n\nq\n")
     screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
-    assert screens[2] == ("New match: [Towers] Twenty-Nine | refused: Twenty-Nine needs a pad for P3, P4 "
+    assert screens[2] == ("New match: [Towers] Twenty-Nine | REFUSED: Twenty-Nine needs a pad for P3, P4 "
                           "or a centre pad: this box has P1, P2")
     assert screens[3:] == ["New match: [Towers] Twenty-Nine", "flip: Flip for the deal: / tap one card each"]
     got = cli("sim", "--pads", "P1")  # towers: P2 could never play either
@@ -292,14 +292,14 @@ def test_for_2_is_never_declared_unseen_while_the_discard_is_asked(tmp_path):
 
 def test_a_scanned_card_counted_after_a_refusal_clears_the_refusal(tmp_path):
     """Fault: during a deal scan, a refused tap's alert stayed up over the next tap, which was
-    counted: "Scan P2 1/7 | refused: That card is already counted..." read as if 8H had been
+    counted: "Scan P2 1/7 | REFUSED: That card is already counted..." read as if 8H had been
     refused too. Now a counted card clears an earlier refusal or take-back note."""
     out = piped(["sim", "--state-dir", tmp_path, "--game", "twenty-nine", "--deal-scan"],
                 "\n\nJS\n\na\n\na\n\na\n\n2 7H\n2 7H\n2 8H\nu\n2 8H\nq\n")
     screens = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: " in ln]
-    assert screens[-4].endswith("| refused: That card is already counted: P2's trump card completes the hand")
+    assert screens[-4].endswith("| REFUSED: That card is already counted: P2's trump card completes the hand")
     assert screens[-3] == screens[-1] == "scan: P1 deals 4 more each / Scan P1 0/8 P2 1/7 / P3 0/8 P4 0/8"
-    assert screens[-2].endswith("Scan P1 0/8 P2 0/7 / P3 0/8 P4 0/8 | info: Scan: P2's last card taken back")
+    assert screens[-2].endswith("Scan P1 0/8 P2 0/7 / P3 0/8 P4 0/8 | NOTE: Scan: P2's last card taken back")
 
 
 @pytest.mark.parametrize("flags,said", [

@@ -71,7 +71,7 @@ def test_sim_several_cards_on_one_line_are_tapped_in_turn_until_one_is_refused(t
     out = sim(tmp_path, TOWERS_TO_DISCARD + ["1 9C", "AS KS QS QS 10S 9S"])
     assert "tapped AS on pad 2\n  tapped KS on pad 1\n  tapped QS on pad 2\n  tapped QS on pad 1\n" in out
     assert "refused: 10S 9S not tapped" in out
-    assert "refused: Q♠ was already played this hand" in screens(out)[-1]
+    assert "REFUSED: Q♠ was already played this hand" in screens(out)[-1]
     assert "is not a rank" not in out
 
 
@@ -156,7 +156,7 @@ def test_sim_a_refused_player_tag_does_not_stay_over_the_flip(tmp_path):
     not clear the alert (the seats' menu took it), and OK for a guest left it over the flip."""
     out = sim(tmp_path, ["", "Ann", "Ann", "b", "Ann", ""], "--player", "Ann", "--player", "Bob")
     lines = screens(out)
-    assert lines[3].endswith("refused: Ann already has a seat"), lines
+    assert lines[3].endswith("REFUSED: Ann already has a seat"), lines
     assert lines[4].endswith("screen: P2: tap player tag: [Guest]"), lines  # Back cleared it
     assert lines[-1].endswith("screen: flip: Flip for the deal: / tap one card each"), lines
 
@@ -177,7 +177,7 @@ def test_sim_on_a_box_of_pads_p1_p2_and_centre_the_seventh_card_goes_on_the_cent
               "--game", "twenty-nine", "--pads", "P1,P2,centre")
     lines = screens(out)
     assert lines[-2].endswith("P4's 7th card face down / on the centre pad"), lines[-2]
-    assert lines[-1].endswith("refused: The trump card goes on the centre pad"), lines[-1]
+    assert lines[-1].endswith("REFUSED: The trump card goes on the centre pad"), lines[-1]
     assert "P3's or P4's pad" not in out
 
 
@@ -188,3 +188,18 @@ def test_sim_deal_scan_on_a_box_of_pads_p1_p2_and_centre_asks_only_seats_with_a_
     out = sim(tmp_path, ["", "", "JS", "", "a", "", "a", "", "a", "", "2 7H"],
               "--game", "twenty-nine", "--pads", "P1,P2,centre", "--deal-scan")
     assert screens(out)[-1].endswith("screen: scan: P1 deals 4 more each / Scan P1 0/8 P2 0/7"), screens(out)[-1]
+
+
+def test_the_sims_words_for_an_alert_use_the_oleds_title(tmp_path):
+    """Fault (newcomer): the sim's screen line said "info:" and "unknown-tag:" where the drawing
+    of the OLED just above it said NOTE and UNKNOWN TAG: two names for one alert."""
+    from assistant.box.view import ALERT_TITLES
+    from assistant.hw.events import TagArrived
+    from assistant.sim.keyboard import screen_words
+    from tests.test_table import Hands, uid
+    h = Hands(tmp_path)
+    lying = screen_words(h.table.handle(TagArrived(1, uid("AS"), True)))
+    unknown = screen_words(h.table.handle(TagArrived(3, "04DEADBEEF0000")))
+    assert "| NOTE: A card is lying on" in lying and "info" not in lying, lying
+    assert "| UNKNOWN TAG: " in unknown and "unknown-tag" not in unknown, unknown
+    assert ALERT_TITLES["info"][0] == "NOTE" and ALERT_TITLES["unknown-tag"][0] == "UNKNOWN TAG"

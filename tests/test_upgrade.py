@@ -200,7 +200,7 @@ def test_the_box_on_a_newer_journal_says_so_and_stays_up(v1_copy):
     screens = [ln.strip() for ln in proc.stdout.splitlines() if ln.startswith("  screen: ")]
     assert len(screens) == 5  # the first frame, then one per command before q: still running
     for s in screens:
-        assert "info: Journal from a newer card-assistant: update this box. Journal kept." in s
+        assert "NOTE: Journal from a newer card-assistant: update this box. Journal kept." in s
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("ERROR")]
     assert len(errors) == 1 and "newer card-assistant" in errors[0] and "kept as it is" in errors[0]
     assert digest(v1_copy) == before

@@ -13,6 +13,7 @@ import re
 import sys
 import textwrap
 
+from assistant.box.view import ALERT_TITLES
 from assistant.rules.cards import SUIT_SYMBOLS, CardError, card_label, card_name, parse_card
 from assistant.sim.bots import pad_for
 
@@ -26,7 +27,7 @@ def screen_words(view):
     else:
         words = f"{view.phase}: {view.prompt}".replace("\n", " / ")  # the prompt's lines
     if view.alert is not None:
-        words += f" | {view.alert.kind}: {view.alert.text}"
+        words += f" | {ALERT_TITLES[view.alert.kind][0].rstrip('!')}: {view.alert.text}"  # the OLED's title
     return words
 
 
