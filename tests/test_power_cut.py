@@ -309,7 +309,7 @@ def _play(plan, state, journal, game, log, rng, kill_at, stats):
             else:
                 done += 1
                 alert = screen.partition(" | ")[2]  # a renege alert is expected now and then, no other
-                assert not alert or alert.startswith("renege: "), f"after {step.line}: {screen!r}"
+                assert not alert or alert.startswith("RENEGE: "), f"after {step.line}: {screen!r}"
         box.quit()
         box = None
     finally:
