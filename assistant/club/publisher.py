@@ -227,8 +227,7 @@ class Publisher(threading.Thread):
             while not state["down"] and not self.stopping.is_set() and not self.offline.is_set():
                 if time.monotonic() - alive >= ALIVE:  # still here: a retained "online" alone proves
                     alive = time.monotonic()           # nothing after a power cut took the broker too
-                    info = client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
-                    inflight[info.mid] = (None, self._status_topic())
+                    self._publish(client, inflight, self._status_topic(), self._status(True))
                 room = WINDOW - len(inflight)
                 if room > 0:
                     for rid, tpc, payload in self.journal.outbox_raw(cursor, room):
@@ -239,13 +238,11 @@ class Publisher(threading.Thread):
                             self._drop(rid)
                             continue
                         tpc = tpc.decode()
-                        info = client.publish(tpc, payload, qos=1, retain="/record/" in tpc)
-                        inflight[info.mid] = (rid, tpc)
+                        self._publish(client, inflight, tpc, payload, rid, retain="/record/" in tpc)
                 if self.outbox.now is not None and self._now_sent is not self.outbox.now:
                     self._now_sent = self.outbox.now
-                    now_topic = topic(self.outbox.club, self.outbox.table, "now")
-                    info = client.publish(now_topic, self._now_sent, qos=1, retain=True)
-                    inflight[info.mid] = (None, now_topic)
+                    self._publish(client, inflight, topic(self.outbox.club, self.outbox.table, "now"),
+                                  self._now_sent)
                 if inflight:
                     client.loop(0.02)
                 else:  # nothing in flight: wait for the journal's next commit (or a second: paho's
@@ -276,6 +273,14 @@ class Publisher(threading.Thread):
                 pass
 
     _now_sent = None
+
+    @staticmethod
+    def _publish(client, inflight, tpc, payload, row=None, retain=True):
+        """Publish ``payload`` on ``tpc`` at QoS 1 and keep it in flight as (outbox row id, None for
+        a message not in the outbox, and its topic) until the broker answers."""
+        info = client.publish(tpc, payload, qos=1, retain=retain)
+        inflight[info.mid] = (row, tpc)
+        return info
 
     def _no_broker(self, what):
         """A connection taken that brings no MQTT answer (the board's page at [club] broker, a
@@ -312,8 +317,7 @@ class Publisher(threading.Thread):
     def _goodbye(self, client, inflight, state, wait=1.0):
         """A box stopped in order says it is leaving (a clean disconnect drops the will), and waits
         up to ``wait`` seconds for the broker to take it."""
-        info = client.publish(self._status_topic(), self._status(False), qos=1, retain=True)
-        inflight[info.mid] = (None, self._status_topic())
+        info = self._publish(client, inflight, self._status_topic(), self._status(False))
         deadline = time.monotonic() + wait
         while info.mid in inflight and not state["down"] and time.monotonic() < deadline:
             client.loop(0.02)
@@ -322,14 +326,12 @@ class Publisher(threading.Thread):
         """After a (re)connect: the box is there (retained, in the will's place), the latest
         matches' records, retained, and the table now."""
         self._now_sent = None
-        info = client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
-        inflight[info.mid] = (None, self._status_topic())
+        self._publish(client, inflight, self._status_topic(), self._status(True))
         for mid in self.outbox.recent_matches():
             payload = self.outbox.record(mid)
             if payload is not None:
-                record_topic = topic(self.outbox.club, self.outbox.table, f"record/{mid}")
-                info = client.publish(record_topic, payload, qos=1, retain=True)
-                inflight[info.mid] = (None, record_topic)
+                self._publish(client, inflight, topic(self.outbox.club, self.outbox.table, f"record/{mid}"),
+                              payload)
 
     def _denied(self, row, tpc, reason):
         """The broker refused the message of outbox row ``row`` (None: a retained one) sent on ``tpc``:
