@@ -73,26 +73,28 @@ class Board:
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
         self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
-        for tbl, journal, behind in self.file.clocks():
-            self.clocks.heard(tbl, journal, 0.0, behind)
-        for tbl, journal, first, last in self.file.journals():
-            self.tables.seen(tbl, journal, first, last)
+        self._load_journals()
         # a file an older board wrote, or a board stopped for days: older nights put away first, one
         # match at a time (never the whole season in memory), then the current night loaded
         self.tidy(self._rebuilt, limit=None)
         self.counts["stored"] = self.file.put_away_events()
-        self._load()
+        self._apply_rows(self.file.rows(None))
 
     def _load(self, table=None, count=True):
         """The events of the board's file (all, or ``table``'s) not put away, and what its boxes'
         statuses said of their clocks."""
+        self._load_journals(table)
+        self._apply_rows(self.file.rows(table), count)
+
+    def _load_journals(self, table=None):
+        """What the board's file says of its boxes' journals (all, or ``table``'s): how far behind
+        each one's clock is, and when the board received its first and last events."""
         for tbl, journal, behind in self.file.clocks():
             if table in (None, tbl):
                 self.clocks.heard(tbl, journal, 0.0, behind)
         for tbl, journal, first, last in self.file.journals():
             if table in (None, tbl):
                 self.tables.seen(tbl, journal, first, last)
-        self._apply_rows(self.file.rows(table), count)
 
     def _apply_rows(self, rows, count=True):
         for tbl, journal, mid, n, body, t, received in rows:
