@@ -114,22 +114,14 @@ def _write(out, text):
         sys.stdout.write(text)
         return
     import stat
-    import tempfile
+    from assistant.textfile import write_text
     try:
-        whole = not os.path.exists(out) or stat.S_ISREG(os.stat(out).st_mode)
-        if whole:  # a file appears whole or not at all: an export killed (or the disk full)
-            # mid-write left half a scenario under the match's name, read later as the match
-            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(out)}.", dir=os.path.dirname(out) or ".")
+        if not os.path.exists(out) or stat.S_ISREG(os.stat(out).st_mode):
+            # a file appears whole or not at all: an export killed (or the disk full) mid-write
+            # left half a scenario under the match's name, read later as the match
+            write_text(out, text, mode=0o600)  # it holds hidden cards
         else:  # a pipe, /dev/null: written to as it is
-            fd, tmp = os.open(out, os.O_WRONLY | os.O_TRUNC), None
-        try:
-            with open(fd, "w", encoding="utf-8") as f:  # mkstemp's 0600: it holds hidden cards
+            with open(os.open(out, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as f:
                 f.write(text)
-            if tmp:
-                os.replace(tmp, out)
-        except BaseException:
-            if tmp:
-                os.unlink(tmp)
-            raise
     except OSError as e:
         raise ExportError(f"{out}: cannot write ({e.strerror})") from None

@@ -80,13 +80,14 @@ def what_is_at(path):
     return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
-def write_text(path, text):
+def write_text(path, text, mode=None):
     """Write ``text`` (UTF-8) to ``path`` atomically: into a new file beside it (0600), synced,
     renamed over it, and the folder synced, so neither a crash mid-write (never half a file: a
     deck, players.txt) nor a power cut just after (the rename kept) undoes it. The new file has a
     name of its own each time: a pipe left under a fixed one held `players add` for ever, a
     folder there refused it. It keeps the file's mode and owner (a deck `sudo enroll` rewrites
-    stays readable by the box's user)."""
+    stays readable by the box's user); ``mode``: the file's mode whatever it had (an export's 0600:
+    it holds hidden cards)."""
     import tempfile
     path = Path(path)
     try:
@@ -94,7 +95,10 @@ def write_text(path, text):
     except OSError as e:  # named as the file it was for
         raise OSError(e.errno, e.strerror, str(path)) from None
     try:
-        _same_access(fd, path)
+        if mode is None:
+            _same_access(fd, path)
+        else:
+            os.fchmod(fd, mode)
         with open(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
