@@ -54,7 +54,7 @@ class Tricks:
         if s == self.caller:
             if suit == led and c != self._trump_card:
                 raise Refused("called", f"{who} called for trump, declaring no {suit_words(led)}: "
-                              f"{card_label(c)} cannot be played now")
+                              f"undo the call to play {card_label(c)} (D9)")
             t = self.trump_suit
             if suit != t:
                 trumps = known & SUIT_MASK[t]
