@@ -6,6 +6,7 @@
 ``menu``        a list: left/right move, OK chooses, Back leaves it (once a match is in play);
                 a refusal said over it (a card, a player's tag) goes at that OK or Back
 ``alert``       a message over the table: OK or Back clears it; left/right go on below it
+``show``        a pair being shown on the reader (Twenty-Nine after a deal scan): Back leaves it
 ``match-over``  the match end: OK opens the menu
 ``result``      a hand's result hides the choices: any press moves on
 ``choices``     the phase's choices under the buttons: left/right move, OK applies the one shown
@@ -26,6 +27,7 @@ from typing import NamedTuple
 class Mode(StrEnum):
     MENU = "menu"
     ALERT = "alert"
+    SHOW = "show"
     MATCH_OVER = "match-over"
     RESULT = "result"
     CHOICES = "choices"
@@ -49,6 +51,8 @@ def stack(table):
     if table.alert is not None:
         modes.append(Mode.ALERT)
     m = table.match
+    if table.showing is not None:
+        modes.append(Mode.SHOW)
     if m is not None:
         if m.engine.phase == "over":
             modes.append(Mode.MATCH_OVER)
@@ -98,6 +102,13 @@ def _alert(table, name):
     return True
 
 
+def _show(table, name):
+    if name == "back":
+        table.showing = None
+        table.note = "Pair not declared"
+    return True  # the other buttons wait for the cards: the prompt says which
+
+
 def _match_over(table, name):
     if name == "ok":
         table.main_menu()
@@ -141,5 +152,5 @@ def _tap_hint(table):
     return None
 
 
-_ON_PRESS = {Mode.MENU: _menu, Mode.ALERT: _alert, Mode.MATCH_OVER: _match_over,
+_ON_PRESS = {Mode.MENU: _menu, Mode.ALERT: _alert, Mode.SHOW: _show, Mode.MATCH_OVER: _match_over,
              Mode.RESULT: _result, Mode.CHOICES: _choices}

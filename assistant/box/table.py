@@ -63,6 +63,7 @@ class Table:
         self.note = None           # one line on what just happened (undo, flip, accusation...)
         self.last_trick = None     # (cards, winner, number): the completed trick, until a press
         self.callers = set()       # (hand, trick, seat) of each call for trump (N5's words)
+        self.showing = None        # a pair being shown on the reader: (seat, cards still to tap)
         if self.match is None:
             table_menus.game_menu(self)
         else:
@@ -174,6 +175,7 @@ class Table:
         self.result = None
         self.note = None
         self.last_trick = None
+        self.showing = None
         e = m.engine
         if action.kind == "undo":
             self.note = undone_words(history[-1], e.to_act, m.seats)
@@ -242,6 +244,8 @@ class Table:
         self.last_trick = None
         if e.phase == "flip":
             self.apply(Action("flip", cards=(card,)))
+        elif self.showing is not None:
+            self.desk.show_tap(self, pad_seat, card)
         elif self.scan.active():
             self.scan.tap(pad_seat, card)
         else:
@@ -272,6 +276,11 @@ class Table:
     # -- buttons ------------------------------------------------------------------------
 
     def _button(self, name, held):
+        if held and self.showing is not None:  # a pair not yet shown is not declared
+            self.showing = None
+            if name == "back":  # hold Back leaves the showing first, as it takes back a scan card
+                self.note = "Pair not declared"
+                return
         if held and name == "back":  # undo, or first take back a mis-tapped scan card
             if self.match is None:
                 return  # the new-match menu stays: there is no table to go back to
@@ -309,6 +318,7 @@ class Table:
         self.result = self.last_trick = None
         self.note = None
         self.callers = set()
+        self.showing = None
         if self.desk.rules_in_play(match.options):
             table_menus.show_rules(self)
 

@@ -159,9 +159,47 @@ def menu_items(table):
         t = e.trump_suit
         kq = f"{card_label(card(t, KING))} {card_label(card(t, QUEEN))}"
         for seat in pair:
-            items.append((f"Pair: {names[seat]} shows {kq}",
-                          lambda s=seat: table.apply(Action("pair", seat=s))))
+            items.append((f"Pair: {names[seat]} shows {kq}", lambda s=seat: declare_pair(table, s)))
     return items
+
+
+def declare_pair(table, seat):
+    """The menu's pair for ``seat``. Once the box knows hands by a deal scan, the K and Q are shown
+    on the reader first (:func:`show_tap`): the rules' answer to a pair chosen from the menu alone
+    would tell the table what a scanned hand holds (anyone could choose any seat's pair to learn
+    it), while a tapped card is one the table has seen."""
+    e = table.match.engine
+    if not any(e.given):
+        table.apply(Action("pair", seat=seat))
+        return
+    t = e.trump_suit
+    table.showing = (seat, frozenset({card(t, KING), card(t, QUEEN)}))
+
+
+def show_tap(table, pad_seat, c):
+    """A card tapped while a pair is being shown: the K or Q of trump on the declarer's pad (or
+    the centre pad); the pair is declared once both are shown."""
+    seat, wanted = table.showing
+    names = table.match.seats
+    if pad_seat not in (None, seat):
+        where = pad_words(table.pads, names, [seat])
+        table.alert_refused(f"{names[seat]}'s pair is shown on {where} (Back: not now)", "wrong-pad")
+        return
+    if c not in wanted:
+        table.alert_refused(f"{card_label(c)} is not {show_words(table)} (Back: not now)", "not-the-pair")
+        return
+    if len(wanted) > 1:
+        table.showing = (seat, wanted - {c})
+        return
+    table.showing = None
+    table.apply(Action("pair", seat=seat))
+
+
+def show_words(table):
+    """The cards still to show, e.g. "K♥ Q♥" or "Q♥"."""
+    _, wanted = table.showing
+    t = table.match.engine.trump_suit
+    return " ".join(card_label(c) for c in (card(t, KING), card(t, QUEEN)) if c in wanted)
 
 
 def _finish(table):
@@ -315,6 +353,10 @@ def fields(table):
         lines.append(f"{who} leads")
         return dict(f, phase="double" if m.options.get("double") == "on" else "lead", **trick,
                     prompt="\n".join([*note, *lines][-4:]))
+    if table.showing is not None:
+        who = names[table.showing[0]]
+        return dict(f, phase="play", **trick, prompt="\n".join(
+            [f"Pair: {who} taps {show_words(table)}", "Back: not now"]))
     last = table.last_trick
     if last is not None and not e.trick:
         cards, winner, no = last

@@ -61,6 +61,7 @@ CAUSES = {
     "wrong-pad": "a card on a pad that does not take it now",
     "player-tag": "a player's tag where a card was wanted, or a second seat for one player",
     "menu-first": "a card tapped while a menu is open",
+    "not-the-pair": "a card tapped while a pair is shown that is not its K or Q of trump",
     "scan": "a deal-scan tap refused, or a scanned card taken back",
     "reader-lost": "the card reader is disconnected",
     "journal": "the journal could not store an action or a setting, was recovered, or is newer",
