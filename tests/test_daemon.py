@@ -315,3 +315,27 @@ def test_no_i2c_bus_keeps_the_box_running_with_one_log_line(start):
     assert len(lines) == 1, lines
     assert "/dev/i2c-250" in lines[0] and "raspi-config" in lines[0]
     assert "Traceback" not in d.log() and "stopped cleanly" in d.log()
+
+
+def test_a_reader_link_that_keeps_dropping_writes_a_bounded_log(start):
+    """Fault (attacker, serial): a loose USB plug that drops the link again and again (half of the
+    drops in the middle of a line) wrote four or five log lines a drop: the loss, the partial line,
+    the alert, "cannot open" and "opened" (30 drops: 122 lines, and as many an hour as it kept
+    dropping). Now the first loss is logged with its outage, the next ones are counted until the
+    link has held for 30 s; the alert is the reader's own line, not logged again; every tap after
+    the storm is journaled, and the box runs on."""
+    d = start()
+    fw = d.firmware
+    for n in range(30):
+        fw.unplug(partial=b"12 ARRIVE 2 04" if n % 2 else b"")
+        fw.plug()
+        assert fw.host_ready.wait(HANG)  # the box saw the loss, opened the new port and asked for the pads
+    assert d.tap(3, "9H") == ["flip 9H"]
+    assert d.proc.poll() is None
+    wait_for(lambda: "action: flip 9H" in d.log(), "the log line of the journaled flip")
+    lines = d.log().splitlines()
+    assert len([line for line in lines if "reader link lost" in line]) == 1, lines
+    assert len([line for line in lines if "cannot open" in line]) <= 1, lines
+    assert not [line for line in lines if "partial line" in line and "link lost" not in line], lines
+    assert not [line for line in lines if "alert: reader-lost" in line], lines
+    assert len(lines) < 10, lines

@@ -160,7 +160,7 @@ class Box:
         now = self.clock()
         self._alert_storm.quiet(ALERT_QUIET, lambda key: f"{ALERT_QUIET:g} s without a storm of alerts")
         if shown is not None and self.table.alert is not None and self.table.alert != shown.alert \
-                and self.table.alert.cause != "pad-conflict":  # the reader logs a conflict, counted
+                and self.table.alert.cause not in ("pad-conflict", "reader-lost"):  # the reader logs them, counted
             # a reader that floods the box with taps (a faulty firmware) makes an alert a tap: past
             # ALERT_BURST in ALERT_QUIET seconds they are counted, so journald keeps the actions
             if len(self._alert_times) == ALERT_BURST and now - self._alert_times[0] < ALERT_QUIET:

@@ -19,7 +19,7 @@ import termios
 
 from assistant.hw import protocol
 from assistant.hw.events import ReaderStatus, post
-from assistant.hw.tracker import Tracker
+from assistant.hw.tracker import QUIET, Tracker
 from assistant.repeated import Repeated
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,11 @@ class Reader:
         self._seq = 0
         self._up = None  # last link state given out
         self._repeated = Repeated(log)  # a retry every 5 s is two log lines, not 17,000 a day
+        # a loose plug that drops the link every few seconds is one storm of losses: the first loss
+        # is logged (and its outage: cannot open, opened), the next are counted until the link has
+        # held for QUIET seconds; each flap wrote four lines (lost, a partial line, cannot open, opened)
+        self._losses = Repeated(log)
+        self._quiet_outage = False  # this outage is one more of a storm: its retries are not logged
         self._woken = False  # a wake() byte waits in the abort pipe for the next read
         self._delay = backoff[0]  # the wait after the next failed open
         self.next_open = 0.0  # monotonic time of the next attempt to open the port
@@ -154,7 +159,8 @@ class Reader:
                 self._read(out)
             except LINK_ERRORS as e:
                 self.counts["unplugged"] += 1
-                log.warning("reader link lost: %s", e)
+                cut = f"; a partial line of {len(self._buf)} bytes discarded" if self._buf else ""
+                self._quiet_outage = not self._losses.happened("lost", f"reader link lost: {e}{cut}")
                 out.append(ReaderStatus(False, "card reader unplugged"))
                 self._close()
             except Exception:  # a bug here must not silence the table: log it, reopen
@@ -181,12 +187,14 @@ class Reader:
         except (*LINK_ERRORS, ValueError) as e:
             self.counts["open failed"] += 1
             out.append(ReaderStatus(False, _cannot_open(self.port, e)))
-            self._repeated.happened("open", f"reader: cannot open {self.port} ({e}); retrying "
-                                    f"every {self.backoff[1]:g} s at most")
+            if not self._quiet_outage:
+                self._repeated.happened("open", f"reader: cannot open {self.port} ({e}); retrying "
+                                        f"every {self.backoff[1]:g} s at most")
             self.next_open = time.monotonic() + self._delay
             self._delay = min(self._delay * 2, self.backoff[1])
             return
         self._delay = self.backoff[0]
+        self._quiet_outage = False
         self._repeated.ended("open", f"reader: {self.port} opened")
         with self._send_lock:
             self._serial = ser
@@ -234,6 +242,8 @@ class Reader:
             buf.clear()
         if t.good != self._good:
             self._good, self._last_good = t.good, time.monotonic()
+            if self._losses.active:  # the link has held since the last loss: a storm of them is over
+                self._losses.quiet(QUIET, lambda key: f"reader: the link to {self.port} has held for {QUIET:g} s")
             if self._quiet:
                 self._quiet = False
                 out.append(ReaderStatus(True, "card reader answering again"))
@@ -245,8 +255,7 @@ class Reader:
         if ser is None:
             return
         if getattr(self, "_buf", None) and not self._stop.is_set():  # stopping: a line in flight is no fault
-            self.counts["cut off"] += 1
-            log.warning("reader: partial line of %d bytes discarded", len(self._buf))
+            self.counts["cut off"] += 1  # (said with the loss that cut it: poll)
         self._buf = bytearray()
         try:
             ser.close()

@@ -50,7 +50,7 @@ class Tracker:
         self._losses_at_snapshot = 0
         self._last_line = b""
         self.held = []  # lines behind the last one, held until the next line says what they are
-        self.repeated = Repeated(log, logging.INFO)
+        self.repeated = Repeated(log, logging.INFO, clock=clock)  # a pad that keeps conflicting
         # a refused line (per reason), a restart, and each kind of well-framed line that is wrong
         # (doubled, lost, stale, a pad's change that implies a lost one, an ERR, a missing chip) is
         # logged when it starts; a storm of them is counted, then logged with its exact count once
@@ -77,6 +77,8 @@ class Tracker:
         self.good += 1
         if self.troubles.active:
             self._troubles_over()
+        if self.repeated.active:  # a pad's conflicts end QUIET s after its last, not at its next single tag
+            self.repeated.quiet(QUIET, lambda key: f"pad {key[1]}: {QUIET:g} s without two tags at once")
         line = line.rstrip(b"\r\n")
         if self._is_copy(msg, line):
             self.counts["duplicate"] += 1
@@ -217,15 +219,16 @@ class Tracker:
         return self._move(pad, was, inferred=True)
 
     def _on_arrive(self, m):
-        self.repeated.ended(("conflict", m.pad), f"pad {m.pad}: reads one tag again")
         return self._implied(m.pad, "") + self._move(m.pad, m.uid)
 
     def _on_remove(self, m):
         return self._implied(m.pad, m.uid) + self._move(m.pad, "")
 
     def _on_conflict(self, m):
-        # a pile at the edge of a pad's field can conflict and clear many times a minute: its
-        # start is logged, then counted until the pad reads a single tag again
+        # a pile at the edge of a pad's field can conflict and clear many times a minute, its top
+        # card read alone between: its start is logged, then counted until QUIET s pass without one
+        # (ended at the pad's next single tag, a pile flickering between two tags and one wrote two
+        # lines a flicker)
         self.repeated.happened(("conflict", m.pad), f"pad {m.pad}: two or more tags at once (conflict)")
         return self._implied(m.pad, "") + self._move(m.pad, MANY)
 
