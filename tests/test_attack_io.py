@@ -820,6 +820,18 @@ def test_a_board_broker_port_that_is_no_number_is_said_in_the_boxs_words(tmp_pat
     assert status == 2 and len(lines) == 1 and "its port is not a number from 1 to 65535" in err, err
 
 
+@pytest.mark.parametrize("broker", ["mqtt://board:Secret1@host:abc", "mqtt://board:Secret1@host:99999",
+                                    "http://board:Secret1@host", "mqtts://board:Sec:r@et1@"])
+def test_a_board_broker_url_it_refuses_is_said_without_its_password(tmp_path, broker):
+    """Fault (attack on the board's command line, which takes mqtt://board:PASSWORD@HOST): a URL
+    it refused (a bad port, another scheme, no host) was repeated whole, password and all, on
+    standard error, the board service's log; a box's [club] broker is never repeated. Now the
+    one line names the URL with PASSWORD in the password's place."""
+    status, lines, err = command(tmp_path, "board", "--broker", broker, "--db", str(tmp_path / "board.sqlite3"))
+    assert status == 2 and len(lines) == 1 and "PASSWORD@" in err, err
+    assert "Secret" not in err and "r@et1" not in err, err
+
+
 @pytest.mark.parametrize("argv", [("replay", "/nowhere/x\x1b[2J\x07.scn"),
                                   ("run", "--config", "/nowhere/c\x1b]0;pwn\x07\u202e.toml")])
 def test_a_control_character_in_a_path_reaches_no_terminal(tmp_path, argv):

@@ -41,15 +41,17 @@ SENDABLE = re.compile(rb"club/[A-Za-z0-9_-]{1,40}/[A-Za-z0-9_-]{1,40}/(events|re
 
 
 def broker_address(url):
-    """``(tls, host, port, username, password)`` of ``mqtt://[user:pass@]host[:port]``."""
+    """``(tls, host, port, username, password)`` of ``mqtt://[user:pass@]host[:port]``. A
+    ValueError repeats the URL without its password (its words reach a log or a terminal)."""
     parts = urlsplit(url)
+    said = url if not parts.password else url.replace(f":{parts.password}@", ":PASSWORD@", 1)
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise ValueError(f"broker {url!r}: write mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+        raise ValueError(f"broker {said!r}: write mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
     tls = parts.scheme == "mqtts"
     try:
         port = parts.port
     except ValueError:  # urllib's words were "Port could not be cast to integer value as 'abc'"
-        raise ValueError(f"broker {url!r}: its port is not a number from 1 to 65535") from None
+        raise ValueError(f"broker {said!r}: its port is not a number from 1 to 65535") from None
     return (tls, parts.hostname, port or (8883 if tls else 1883),
             unquote(parts.username) if parts.username else None,
             unquote(parts.password) if parts.password else None)
