@@ -117,18 +117,18 @@ def test_more_clients_than_the_page_serves_at_once_get_a_plain_503_and_no_traceb
     thread") to the log while the page answered nobody. Now at most MAX_CLIENTS are served at once;
     the next get a plain 503 line at once, with no thread, and the log says so once, and once when
     it is over."""
-    from assistant.web.server import MAX_CLIENTS
+    from assistant.web.serving import MAX_CLIENTS, MAX_PER_ADDRESS
     from test_stats import write_journal
     from test_web_faults import Web
     write_journal(tmp_path)
     web = Web(tmp_path)
     idle = []
     try:
-        for _ in range(MAX_CLIENTS):
-            s = socket.create_connection(("127.0.0.1", web.port), timeout=HANG)
+        for n in range(MAX_CLIENTS):  # from as many addresses as it takes (one has only its share)
+            s = connect_from(f"127.0.0.{2 + n // MAX_PER_ADDRESS}", web.port)
             s.sendall(b"GET / HTTP/1.1\r\n")  # and no more: it holds its thread
             idle.append(s)
-        extra = socket.create_connection(("127.0.0.1", web.port), timeout=HANG)  # answered unasked
+        extra = connect_from("127.0.0.200", web.port)  # answered unasked
         answer = b""
         while chunk := extra.recv(4096):
             answer += chunk
@@ -153,6 +153,75 @@ def test_more_clients_than_the_page_serves_at_once_get_a_plain_503_and_no_traceb
     assert "Traceback" not in err
     said = err.splitlines()[1:]
     assert len(said) == 2 and f"{MAX_CLIENTS} connections at once" in said[0] and "fewer than" in said[1], err
+
+
+def connect_from(address, port):
+    """A connection to the page on 127.0.0.1 from ``address`` (any of 127.0.0.0/8: another client)."""
+    s = socket.socket()
+    s.settimeout(HANG)
+    s.bind((address, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+@pytest.mark.parametrize("page", ["box", "board"])
+def test_one_client_keeping_many_connections_alive_leaves_room_for_the_others(tmp_path, page, caplog):
+    """Fault (attack on the web page): one phone opening MAX_CLIENTS connections and sending a
+    whole request on each every few seconds (no slow request for the 15 s or 30 s limits to let
+    go) held every slot, and every other visitor got 503 for as long as it went on (measured: 128
+    connections, a request on each every 4 s, the page 503 to a new visitor after 20 s). Now one
+    address holds at most MAX_PER_ADDRESS: its next connections get the plain 503 line at once,
+    said once in the log, and another address is answered, on the box's page and the board's."""
+    import threading
+    from assistant.web.serving import MAX_CLIENTS, MAX_PER_ADDRESS
+    if page == "box":
+        from assistant.web.server import make_server
+        (tmp_path / "state").mkdir()
+        server = make_server(str(tmp_path / "state"), "127.0.0.1", 0)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    else:
+        from assistant.club.board import Board
+        from assistant.club.page import serve
+        board = Board(str(tmp_path / "b.sqlite3"), "c")
+        server = serve(board, "127.0.0.1", 0)
+    port = server.server_address[1]
+    held = []
+    try:
+        for _ in range(MAX_CLIENTS):  # each holds its thread, as between two requests of a keep-alive
+            s = connect_from("127.0.0.1", port)
+            s.sendall(b"GET /static/style.css HTTP/1.1\r\n")
+            held.append(s)
+        visitor = connect_from("127.0.0.2", port)  # accepted after them all: they were answered first
+        assert b" 200 OK" in read_all(visitor, b"GET /static/style.css HTTP/1.0\r\n\r\n").split(b"\r\n")[0]
+        import select
+        answered = {s for s in held if select.select([s], [], [], 0)[0]}  # their 503 came before the 200
+        for s in answered:
+            answer = read_all(s, b"")
+            assert answer.startswith(b"HTTP/1.0 503 ") and answer.endswith(b"too many clients at once: try "
+                                                                           b"again in a few seconds\n"), answer
+        assert len(answered) == MAX_CLIENTS - MAX_PER_ADDRESS
+        for s in held:
+            if s not in answered:  # its share: served once it has sent its request
+                assert b" 200 OK" in read_all(s, b"Connection: close\r\n\r\n").split(b"\r\n")[0]
+        said = [r.getMessage() for r in caplog.records if r.name == "card-assistant.web"]
+        assert said == [f"{server.name}: {MAX_PER_ADDRESS} connections at once from 127.0.0.1: more from it are "
+                        "answered 503 at once until one leaves (logged once until it ends)"], said
+    finally:
+        for s in held:
+            s.close()
+        server.shutdown()
+        if page == "board":
+            board.close()
+
+
+def read_all(s, request):
+    """Send ``request`` on ``s`` (if any), then read until the page closes it."""
+    if request:
+        s.sendall(request)
+    answer = b""
+    while chunk := s.recv(65536):
+        answer += chunk
+    return answer
 
 
 def raw_answer(port, request):

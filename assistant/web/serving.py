@@ -12,6 +12,7 @@ from assistant.repeated import Repeated
 
 log = logging.getLogger("card-assistant.web")
 MAX_CLIENTS = 128  # connections answered at once, a thread each (a browser keeps a few open)
+MAX_PER_ADDRESS = 16  # of them from one address: a browser opens at most 6 to a site
 _BUSY = b"too many clients at once: try again in a few seconds\n"
 BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
         b"Content-Length: %d\r\nConnection: close\r\nRetry-After: 5\r\n\r\n%s" % (len(_BUSY), _BUSY))
@@ -72,28 +73,58 @@ class PlainErrors(BaseHTTPRequestHandler):
 
 
 class Server(ThreadingHTTPServer):
-    """One thread per client, at most ``MAX_CLIENTS`` at once: a client beyond them (hundreds of
-    idle connections from the club's Wi-Fi) gets a plain 503 line at once, with no thread, so the
-    process never runs out of threads, and its log says so once per storm, never a traceback."""
+    """One thread per client, at most ``MAX_CLIENTS`` at once and ``MAX_PER_ADDRESS`` of them from
+    one address: a client beyond them (hundreds of idle connections from the club's Wi-Fi) gets a
+    plain 503 line at once, with no thread, so the process never runs out of threads, and its log
+    says so once per storm, never a traceback. One phone keeping MAX_CLIENTS connections alive (a
+    request every few seconds on each: no slow request to let go) closed the page to everyone."""
     daemon_threads = True
     request_queue_size = 16
     name = "card-assistant web"  # in its log lines (the board's page says its own)
 
     def __init__(self, *args, **kwargs):
         self._slots = threading.BoundedSemaphore(MAX_CLIENTS)
+        self._count_lock = threading.Lock()
+        self._by_address = {}  # address -> its connections being answered
         self.busy = Repeated(log)  # turned away: one line when it starts, one (counted) when over
         super().__init__(*args, **kwargs)
 
+    def _take(self, address):
+        """A slot for a connection from ``address``: None if it has its share, else True or False
+        (no slot left for anyone)."""
+        with self._count_lock:
+            if self._by_address.get(address, 0) >= MAX_PER_ADDRESS:
+                return None
+            if not self._slots.acquire(blocking=False):
+                return False
+            self._by_address[address] = self._by_address.get(address, 0) + 1
+            return True
+
+    def _give_back(self, address):
+        with self._count_lock:
+            self._by_address[address] -= 1
+            if not self._by_address[address]:
+                del self._by_address[address]
+            self._slots.release()
+
     def process_request(self, request, client_address):
-        if self._slots.acquire(blocking=False):
+        address = client_address[0] if isinstance(client_address, tuple) else ""
+        took = self._take(address)
+        if took:
             try:
                 super().process_request(request, client_address)  # a thread of its own
                 self.busy.ended("clients", f"{self.name}: fewer than {MAX_CLIENTS} connections again")
+                self.busy.ended(("address", address), f"{self.name}: fewer than {MAX_PER_ADDRESS} connections "
+                                                      f"from {address} again")
                 return
             except RuntimeError:  # no thread can be started now (the system's limit)
-                self._slots.release()
-        self.busy.happened("clients", f"{self.name}: {MAX_CLIENTS} connections at once: more are answered "
-                                      "503 at once until one leaves")
+                self._give_back(address)
+        if took is None:
+            self.busy.happened(("address", address), f"{self.name}: {MAX_PER_ADDRESS} connections at once from "
+                                                     f"{address}: more from it are answered 503 at once until one leaves")
+        else:
+            self.busy.happened("clients", f"{self.name}: {MAX_CLIENTS} connections at once: more are answered "
+                                          "503 at once until one leaves")
         try:  # the answer needs no request: sent at once, with no thread and no wait
             request.setblocking(False)
             try:
@@ -109,7 +140,7 @@ class Server(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self._give_back(client_address[0] if isinstance(client_address, tuple) else "")
 
     def handle_error(self, request, client_address):
         """A client that went away or whose network failed (a closed tab, lost Wi-Fi) is no fault:
