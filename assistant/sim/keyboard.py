@@ -262,19 +262,27 @@ def _interactive(sim):
 
 def tap_cards(sim, line):
     """``JS``, ``2 JS``, or several cards pasted at once (``2 AS KS QS``): each tapped in turn,
-    on the pad named or else on that of the seat the screen asks, until the box refuses one."""
+    on the pad named or else on that of the seat the screen asks, until the box refuses one.
+    While the screen asks for a card face down, no note names a card typed (see tapped_words)."""
+    hiding = sim.box.view.phase in HIDDEN_PHASES
     whole = "".join(line.split())
     if whole != line and _is_card(whole):  # "10 H", "J S"
-        say(f"  {line!r} is not a card: write it without a space, like {whole}")
+        say(f"  {line!r} is not a card: write it without a space, like {whole}" if not hiding else
+            "  a card is written without a space, like 10H; nothing tapped")
         return
     words = line.replace(",", " ").split()  # "AS, KS, QS" as pasted from a list
     pad = int(words.pop(0)) - 1 if len(words) > 1 and is_pad_number(words[0]) else None
     cards = []
-    for word in words:
+    for n, word in enumerate(words, 1):
         try:
             cards.append(parse_card(word))
         except CardError as err:  # a pasted screenful is not echoed back whole
-            if len(words) > 1:
+            if hiding:  # the words typed are cards face down: say where the typo is, not what
+                say(f"  card {n} of the {len(words)} typed is not a card: write a rank then a suit, like "
+                    "JS, 10H or T♦; nothing tapped" if len(words) > 1 else
+                    "  that is not a card: write a rank then a suit, like JS, 10H or T♦ (a pad and a "
+                    "card take a space: 2 JS); nothing tapped")
+            elif len(words) > 1:
                 say(f"  {line[:40]!r} is not a card: {word[:20]!r} is not one (type JS, a pad and a "
                     f"card: 2 JS, or cards one after another: AS KS QS)")
             elif is_pad_number(word[:1]) and _is_card(word[1:]) and not _is_card(word):  # "2JS"
@@ -304,7 +312,9 @@ def tap_cards(sim, line):
         refused = now is not alert and now is not None and (
             now.kind in NOT_TAKEN or now.cause in NOT_TAKEN)
         if refused and cards[i + 1:]:
-            say(f"  refused: {' '.join(map(card_name, cards[i + 1:]))} not tapped")
+            rest = cards[i + 1:]
+            say(f"  refused: {' '.join(map(card_name, rest))} not tapped" if not hiding else
+                f"  refused: the {len(rest)} card{'s' if len(rest) > 1 else ''} after it not tapped")
             return
 
 

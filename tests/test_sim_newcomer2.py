@@ -1,0 +1,34 @@
+"""What a second newcomer met at the keyboard simulator and in the docs (a fresh clone, tmux at
+100x30 and 80x24, the README and docs/ only), after the faults of test_sim_newcomer_examiner.py
+were fixed: each test names the fault and drives the real command the way a user does."""
+from test_sim_newcomer import piped
+
+# Twenty-Nine with a deal scan: P4 deals (J♣), P1 bids 16 and lays 9♥ face down; the scan follows
+SCAN = "\n\n7S 8S JH JC\n\na\n\na\n\na\n\n9H\n"
+
+
+def test_cards_not_tapped_after_a_refusal_in_a_deal_scan_are_not_named(tmp_path):
+    """Fault: typing P4's hand `4 JD 9H 9D` in a deal scan, the box refused 9♥ (the face-down
+    trump card: "another hand holds it") and the sim said "refused: 9D not tapped", naming a card
+    of P4's hand under the drawing, where the next player reads it; the cards tapped before were
+    "a card face down". Now it counts them."""
+    out = piped(["sim", "--game", "twenty-nine", "--deal-scan", "--state-dir", tmp_path],
+                SCAN + "4 JD 9H 9D AD\nq\n")
+    assert "refused: the 2 cards after it not tapped" in out, out[-800:]
+    assert "9D" not in out and "9♦" not in out and "AD" not in out and "A♦" not in out
+
+
+def test_a_typo_in_a_scanned_hand_does_not_echo_the_hand(tmp_path):
+    """Fault: a typo in a hand typed in a deal scan (`1 JS 9S AS 10S JC 9C AC 10CX`) was answered
+    "'1 JS 9S AS 10S JC 9C AC 10CX' is not a card: '10CX' is not one": the sim's own line,
+    which stays in sight under the drawing, repeated P1's whole hand. So did "like 10H" for a
+    card typed with a space, and "write the rank first, like JS" for `SJ`: the card meant for
+    face down. Now the note says which word is wrong by its place, and names no card."""
+    out = piped(["sim", "--game", "twenty-nine", "--deal-scan", "--state-dir", tmp_path],
+                SCAN + "1 JS 9S AS 10S JC 9C AC 10CX\n10 C\n1 SJ\nq\n")
+    assert "card 8 of the 8 typed is not a card: write a rank then a suit" in out, out[-800:]
+    assert "a card is written without a space, like 10H; nothing tapped" in out
+    assert "that is not a card: write a rank then a suit" in out
+    said = out.split("trump-card:")[-1]  # the sim's lines from the scan on
+    for named in ("9S", "AC", "10CX", "'SJ'", "'10 C'", "like 10C", "the rank first"):
+        assert named not in said, named
