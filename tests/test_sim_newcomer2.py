@@ -32,3 +32,19 @@ def test_a_typo_in_a_scanned_hand_does_not_echo_the_hand(tmp_path):
     said = out.split("trump-card:")[-1]  # the sim's lines from the scan on
     for named in ("9S", "AC", "10CX", "'SJ'", "'10 C'", "like 10C", "the rank first"):
         assert named not in said, named
+
+
+# towers: P1 deals (J♠ the first black jack), P2 accepts 9♥, P1 discards; P1 fails to follow ♠ in
+# trick 1 and shows ♠ in trick 2 (T9); P2 claims the tower at the menu: five times over, the match
+ONE_TOWER = "JS\n9H\n\nAD\nKS\n9D\nKD\n10S\n\nm\nd\nd\n\n"
+TOWERS_MATCH = "\n" + ONE_TOWER + "\n" * 1 + ("\n" + ONE_TOWER) * 4
+
+
+def test_a_card_tapped_on_a_finished_towers_match_is_refused_in_words(tmp_path):
+    """Fault: once a towers match was won, a card tapped (as the players pick up and tap on
+    out of habit) changed nothing and said nothing, on the box and in the sim: the tap seemed
+    lost. Twenty-Nine said "No card is wanted now"; towers says it too, and why."""
+    out = piped(["sim", "--state-dir", tmp_path], TOWERS_MATCH + "KS\nq\n")
+    before, last = out.rsplit("tapped KS on pad 3", 1)
+    assert "P2 wins the match!" in before.split("┘")[-1]
+    assert "REFUSED: No card is wanted now: the match is over: P2 won" in last, out[-600:]

@@ -77,6 +77,8 @@ def tap(table, pad_seat, c):
             table.apply(Action("discard", cards=(c,)))
         elif table.in_turn(e, pad_seat):
             table.apply(Action("play", cards=(c,)))
+    else:  # the match is over: a tap did nothing and said nothing (S2: claims go by the menu)
+        table.alert_refused("No card is wanted now: " + e.waiting_for(), "not-now")
 
 
 # -- the choices under the buttons -----------------------------------------------------------
