@@ -152,8 +152,8 @@ def test_a_twenty_nine_round_can_be_followed_from_the_screens(tmp_path):
         "P1 deals 4 more each: / P2's 7th card face down / on P1's or P2's pad",  # 17.5
         "[REFUSED] The trump card goes on P1's or P2's pad",
         "P1+P3 may double (menu)",
-        "P3 doubled / Redouble: P2+P4 (menu)",        # 17.7: who doubled, then redouble
-        "P3 doubled / P2 redoubled / P2 leads",
+        "P1+P3 doubled / Redouble: P2+P4 (menu)",     # 17.7: who doubled (the side: the menu names no player), then redouble
+        "P1+P3 doubled / P2+P4 redoubled / P2 leads",
         "P4 < Call trump >",                           # 9.6: call is selected, not the play prompt
         "P4 called: trump ♥",
         "Pair P4: P2+P4 need 16",                      # 17.7: who declared the pair

@@ -48,3 +48,14 @@ def test_a_card_tapped_on_a_finished_towers_match_is_refused_in_words(tmp_path):
     before, last = out.rsplit("tapped KS on pad 3", 1)
     assert "P2 wins the match!" in before.split("┘")[-1]
     assert "REFUSED: No card is wanted now: the match is over: P2 won" in last, out[-600:]
+
+
+def test_a_double_chosen_at_the_menu_names_the_side_not_a_player_who_may_not_have_doubled(tmp_path):
+    """Fault: with double=on the menu offers "Double: P2+P4" (the box cannot tell which of them
+    pressed), yet the screen then said "P2 doubled", and "P1 redoubled" for "Redouble: P1+P3":
+    when P4 had chosen it, the screen said something untrue. Now it names the side."""
+    out = piped(["sim", "--game", "twenty-nine", "--option", "double=on", "--state-dir", tmp_path],
+                "\n\n7S 8S JH JC\n\na\n\na\n\na\n\n9H\nm\nd\nd\nd\n\nm\nd\nd\nd\n\nq\n")
+    said = " ".join(out.split())
+    assert "P2+P4 doubled / P1+P3 redoubled / P1 leads" in said, said[-400:]
+    assert "P2 doubled" not in said and "P1 redoubled" not in said

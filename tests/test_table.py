@@ -463,7 +463,7 @@ def test_29_redouble_only_after_a_double_and_the_prompt_follows(tmp_path):
     h.press("back")
     _open_menu_item(h, "Double: P1+P3")
     v = h.table.view()
-    assert "P3 doubled" in v.prompt and "Redouble: P2+P4 (menu)" in v.prompt and v.double == 2
+    assert "P1+P3 doubled" in v.prompt and "Redouble: P2+P4 (menu)" in v.prompt and v.double == 2
     assert "may double" not in v.prompt
 
 

@@ -343,9 +343,9 @@ def fields(table):
         lines = [deal_more]
         bs = SIDE_OF[e.bidder]
         if e.multiplier > 1:
-            lines.append(f"{names[e.doubler]} doubled")
+            lines.append(f"{side_name(names, 1 - bs)} doubled")  # the menu says the side, not who
         if e.multiplier == 4:
-            lines.append(f"{names[e.redoubler]} redoubled")
+            lines.append(f"{side_name(names, bs)} redoubled")
         if m.options.get("double") == "on" and e.multiplier == 1:
             lines.append(f"{side_name(names, 1 - bs)} may double (menu)")
         elif m.options.get("double") == "on" and e.multiplier == 2:
