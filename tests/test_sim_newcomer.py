@@ -128,7 +128,7 @@ def test_close_on_the_menu_before_any_match_goes_back_to_the_choice_of_game(tmp_
     assert screens == ["New match: [Towers] Twenty-Nine", "Menu: [Close] New match",
                        "New match: [Towers] Twenty-Nine", "New match: Towers [Twenty-Nine]",
                        "House rules: [Start Twenty-Nine] Trumps count: whole trick Pair (K+Q): off "
-                       "Double: off Scoring: seed 2 points from bid: 20"]
+                       "Double: off Scoring: first to 6 2 points from bid: 20"]
 
 
 def test_the_seventh_card_called_shows_a_face_down_trump_at_once(tmp_path):

@@ -59,3 +59,21 @@ def test_a_double_chosen_at_the_menu_names_the_side_not_a_player_who_may_not_hav
     said = " ".join(out.split())
     assert "P2+P4 doubled / P1+P3 redoubled / P1 leads" in said, said[-400:]
     assert "P2 doubled" not in said and "P1 redoubled" not in said
+
+
+def test_the_house_rules_screen_says_scoring_in_a_players_words_and_the_rules_page_lists_them():
+    """Fault: a new Twenty-Nine match's house rules screen offered "Scoring: seed" beside
+    "pagat (+6/-6)": "seed" is this project's word for its rule documents, which no player at
+    the table knows, and docs/rules.md named the options only by their config keys
+    (scoring=pagat), never by the words the box's screen shows. Now the default reads "first to
+    6" (N9), and the rules page lists the screen's words."""
+    import tempfile
+    from test_sim_newcomer import ROOT
+    with tempfile.TemporaryDirectory() as d:
+        out = piped(["sim", "--state-dir", d], "d\n\nd\nd\nd\nd\n\nq\n")
+    menus = [ln.split("screen: ")[1] for ln in out.split("\n") if "screen: House rules:" in ln]
+    assert "[Scoring: first to 6]" in menus[-2] and "[Scoring: pagat (+6/-6)]" in menus[-1], menus
+    assert "seed" not in " ".join(menus)
+    rules = " ".join((ROOT / "docs" / "rules.md").read_text().split())
+    assert ("Trumps count (whole trick, or after call), Pair (K+Q), Double, Scoring (first to 6, "
+            "or pagat +6/-6) and 2 points from bid (20 or 21)") in rules

@@ -24,7 +24,7 @@ OPTION_WORDS = {  # house-rule labels in words, not config keys
     "trick_trumps": ("Trumps count", {"whole": "whole trick", "after-call": "after call"}),
     "pair": ("Pair (K+Q)", {}),
     "double": ("Double", {}),
-    "scoring": ("Scoring", {"seed": "seed", "pagat": "pagat (+6/-6)"}),
+    "scoring": ("Scoring", {"seed": "first to 6", "pagat": "pagat (+6/-6)"}),  # "seed": our word, not the table's
     "two_point_bid": ("2 points from bid", {}),
 }
 
