@@ -122,3 +122,17 @@ def test_undo_rows_follow_the_actions_in_effect(tmp_path):
     j.close()
     rec = History(tmp_path).records()[0]
     assert rec.hands == [] and rec.score == [0, 0] and rec.state == IN_PLAY
+
+
+def test_pagat_round_words_say_what_the_score_did_not_plus_for_the_other_side(tmp_path):
+    """Fault: under scoring=pagat (only the bidding side's score moves) a missed bid read
+    "P2 bid 18, missed (P1 + P3 +1)" on the match page while P1 + P3 stayed at 0 and P2 + P4 went
+    to -1; the API's "scored" credited P1 + P3 with a point their score never had."""
+    write_journal(tmp_path, ["twenty-nine/option-pagat-missed.scn"])
+    rec = History(tmp_path).records()[0]
+    assert rec.score == [0, -1]
+    assert rec.hands[0].words == "Round 1: P2 bid 18, missed (P2 + P4 −1)"
+    rec = dataclasses.replace(rec, state=FINISHED, winner_side=0)
+    s = standings([rec])["twenty-nine"]["partnerships"]
+    assert (s["P1 + P3"]["scored"], s["P2 + P4"]["scored"]) == (0, -1)
+    assert (s["P1 + P3"]["hands_won"], s["P2 + P4"]["hands_won"]) == (1, 0)  # the round went their way

@@ -108,9 +108,18 @@ def replay_match(mid, game, seats, options, lines, started, latest):
                       FINISHED if end else (IN_PLAY if latest else ABANDONED),
                       state["score"], state["winner"], None if end is None else end.winner, hands,
                       state["reneges"], len(match.actions), problem, side_of=tuple(engine.side_of))
-    for h in hands:
-        h.words = hand_words(rec, h)
+    for h, moved in zip(hands, score_moves(hands)):
+        h.words = hand_words(rec, h, moved)
     return rec
+
+
+def score_moves(hands):
+    """What each side's score did in each hand, from the match score after it (``scoring=pagat``:
+    only the bidders' moves, down on a missed bid, though the rules give the round to the others)."""
+    before = (0, 0)
+    for h in hands:
+        yield tuple(a - b for a, b in zip(h.score, before))
+        before = h.score
 
 
 def _hand(o, engine, bid, for_two):
@@ -122,11 +131,14 @@ def _hand(o, engine, bid, for_two):
                 for_two, score)
 
 
-def hand_words(rec, h):
-    """One line for the hand-by-hand record, public facts only."""
+def hand_words(rec, h, moved):
+    """One line for the hand-by-hand record, public facts only. What it says each side scored is
+    what its score did: under ``scoring=pagat`` a missed bid takes the value off the bidders'
+    score, and the other side's does not move (the rules award it to them, not their score)."""
     from assistant.box.table_view import desk
     who = rec.seats[h.bidder] if h.bidder is not None else "?"
-    scored = "nobody scores" if h.side is None else f"{rec.side_name(h.side)} +{h.value}"
+    scored = ", ".join(f"{rec.side_name(s)} {'+' if d > 0 else '−'}{abs(d)}"
+                       for s, d in enumerate(moved) if d) or "nobody scores"
     hand = f"{desk(rec.game).HAND.capitalize()} {h.hand}"
     if h.kind == "penalty":
         return f"{hand}: {h.what} ({scored})"
@@ -198,9 +210,9 @@ def _add(f, rec, side, mine):
         return  # abandoned: kept and shown, never counted as played, won or lost; in play: not yet
     seat_side = {name: s for s, names in enumerate(rec.sides()) for name in names}
     f["reneges"] += sum(1 for r in rec.reneges if r["seat"] in mine)
-    for h in rec.hands:
+    for h, moved in zip(rec.hands, score_moves(rec.hands)):
+        f["scored"] += moved[side]  # what the side's score did (pagat: the bidders' alone moves)
         if h.side == side:
-            f["scored"] += h.value
             f["hands_won"] += 1
         if h.kind == "penalty" and "claims_won" in f:
             if h.what == "claim" and h.side == side:
