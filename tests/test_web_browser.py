@@ -206,3 +206,39 @@ def test_on_a_phone_the_boards_tables_fit_without_a_sideways_scroll(tmp_path, br
     finally:
         server.shutdown()
         board.close()
+
+
+def test_on_a_phone_a_twenty_nine_standings_row_is_one_line_not_its_bids_by_level(tmp_path, browser):
+    """Fault: the Twenty-Nine standings put every bid level in one cell ("16: 0/1, 18: 1/2, 19:
+    2/1, ..."): at 390 px that cell broke over eight lines, numbers split from their level, and a
+    row of the standings stood five times as high as a row of towers. Now the cell holds the
+    totals, made/missed, and the levels have a table of their own, a column a level, one line a
+    player."""
+    from selenium.webdriver.common.by import By
+    from assistant.sim.bot_twentynine import TwentyNineBot
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    seats = ("Ann", "Bob", "Cleo", "Dev")
+    for seed in range(6):
+        j.new_match("twenty-nine", seats, {})
+        m, bot = Match("twenty-nine", seats), TwentyNineBot(seed, bid_rate=0.8)
+        while (a := bot.next_action(m.engine)) is not None:
+            m.apply(a)
+            j.append(a)
+    j.close()
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(tmp_path),
+                             "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        base = re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
+        browser.set_window_size(*SIZES["phone"])
+        browser.get(base + "/players")
+        rows = browser.find_elements(By.CSS_SELECTOR, "table tr")
+        heights = [r.size["height"] for r in rows[1:] if r.find_elements(By.TAG_NAME, "td")]
+        assert max(heights) < 1.5 * min(heights), heights
+        levels = len(browser.find_elements(By.XPATH, "//h2[contains(., 'by level')]/following::table[1]//th")) - 1
+        assert levels >= 4, levels  # the bots won the auction at several levels
+        assert "neither made nor missed" in browser.find_element(By.TAG_NAME, "main").text  # N11
+        assert errors(browser) == []
+        shot(browser, "players-bids-phone")
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -233,6 +233,10 @@ COLUMNS = {  # (figure, heading) in order; a figure the table's rows lack is lef
 NEEDS = {"for2": "for2_declared", "accusations": "accusations_true"}
 
 
+def _engine_has_auction(game):
+    return engine_class(game).has_auction
+
+
 def cell(f, key):
     if key == "win_rate":
         return "" if f["win_rate"] is None else f"{round(100 * f['win_rate'])}%"
@@ -240,23 +244,53 @@ def cell(f, key):
         return f"{f['for2_made']}/{f['for2_declared']}"
     if key == "accusations":
         return f"{f['accusations_true']}/{f['accusations_false']}"
-    if key == "bids":
-        return escape(", ".join(f"{lvl}: {m}/{x}" for lvl, (m, x) in sorted(f["bids"].items())))
+    if key == "bids":  # the totals; by level in a table of its own (bids_table)
+        return "{}/{}".format(*(sum(mx[k] for mx in f["bids"].values()) for k in (0, 1)))
     v = f[key]
     if key == "average_minutes" and v is not None and v < 1:
         return "&lt;1"
     return "" if v is None else str(v)
 
 
+def _order(figures):
+    """Most wins first; of as many wins, the fewer matches lost (2 of 2 above 2 of 5); then by name."""
+    return sorted(figures.items(), key=lambda kv: (-kv[1]["won"], kv[1]["played"], kv[0]))
+
+
 def table(game, figures, who):
-    # most wins first; of as many wins, the fewer matches lost (2 of 2 above 2 of 5); then by name
-    order = sorted(figures.items(), key=lambda kv: (-kv[1]["won"], kv[1]["played"], kv[0]))
+    order = _order(figures)
     some = order[0][1] if order else {}
     cols = [(k, label) for k, label in COLUMNS[game] if NEEDS.get(k, k) in some]
     head = f"<tr><th>{who}</th>" + "".join(f"<th class=n>{label}</th>" for _, label in cols) + "</tr>"
     rows = "".join(f"<tr><td>{escape(name)}</td>" + "".join(f"<td class=n>{cell(f, k)}</td>" for k, _ in cols)
                    + "</tr>" for name, f in order)
     return f'<div class="scroll"><table>{head}{rows}</table></div>'
+
+
+def bids_table(figures, who):
+    """Twenty-Nine bids by level, one column a level someone won the auction at, one line a
+    player (a phone scrolls it sideways; in one cell the levels broke over many lines)."""
+    levels = sorted({lvl for f in figures.values() for lvl in f["bids"]}, key=int)
+    rows = "".join(f"<tr><td>{escape(name)}</td>" + "".join(
+        "<td class=n>{}</td>".format("{}/{}".format(*f["bids"][lvl]) if lvl in f["bids"] else "")
+        for lvl in levels) + "</tr>" for name, f in _order(figures) if f["bids"])
+    if not rows:
+        return ""
+    head = f"<tr><th>{who}</th>" + "".join(f"<th class=n>{lvl}</th>" for lvl in levels) + "</tr>"
+    return f'<div class="scroll"><table>{head}{rows}</table></div>'
+
+
+NOTES = {  # what a figure of the standings counts, under its table
+    "towers": ("For 2 made/declared: the hands a player declared for 2 (T4), and of those the ones "
+               "they swept for two towers (T6); a hand a claim or an accusation settled counts as "
+               "declared, not made. Towers won: the towers each player's score counts."),
+    "twenty-nine": ("Bids made/missed: of the rounds a player (or partnership) won the auction, "
+                    "those whose bid was made and those missed (N9); the tables below give them by bid "
+                    "(2/1 under 20: two bids of 20 made, one missed). A round ended by a claim or an "
+                    "accusation is counted neither made nor missed: the penalty takes the place of the "
+                    "round's own result (N11). Rounds won: the rounds whose result or penalty went the "
+                    "side's way."),
+}
 
 
 def players_page(standings, over_time, nav=NAV, note="", empty="No match in the journal yet."):
@@ -266,12 +300,17 @@ def players_page(standings, over_time, nav=NAV, note="", empty="No match in the 
     if not standings:
         parts.append(f'<p class="quiet">{escape(empty)}</p>')
     for game, tables in standings.items():
-        parts.append(f"<h2>{GAME_NAMES[game]}: standings</h2>" + table(game, tables["players"], "Player"))
+        parts.append(f"<h2>{GAME_NAMES[game]}: standings</h2>" + table(game, tables["players"], "Player")
+                     + f'<p class="quiet">{escape(NOTES[game])}</p>')
         if tables["partnerships"]:
             parts.append(f"<h2>{GAME_NAMES[game]}: partnerships</h2>"
                          + table(game, tables["partnerships"], "Partnership")
                          + '<p class="quiet">Claims and accusations are a partnership\'s (either partner '
                            'may make them), so they are counted here, not per player.</p>')
+        for key, who in (("players", "Player"), ("partnerships", "Partnership")):
+            bids = bids_table(tables[key], who) if _engine_has_auction(game) else ""
+            if bids:
+                parts.append(f"<h2>{GAME_NAMES[game]}: bids made/missed by level ({key})</h2>" + bids)
         series = sorted(over_time.get(game, {}).items())
         if series:
             parts.append(f"<h2>{GAME_NAMES[game]}: wins over time</h2>"
