@@ -446,3 +446,23 @@ def test_a_match_gone_between_two_reads_is_404_not_500(tmp_path, monkeypatch):
         server.shutdown()
         server.server_close()
         server.site.close()
+
+
+def test_a_pagat_match_page_names_its_house_rules_and_reads_its_negative_score(tmp_path):
+    """Fault: a match played under scoring=pagat showed "P1 + P3 0 – -1 P2 + P4" and rounds
+    scored "0–-1", and nowhere said the match was played under pagat scoring, so a negative score
+    went unexplained. Now the page lists the house rules in the screen's words, and a negative
+    score has a minus sign, spaced from the dash between the sides."""
+    write_journal(tmp_path, ["twenty-nine/option-pagat-missed.scn", MATCHES[0]])
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        status, _, text = request(server.server_address[1], "GET", "/matches/1")
+        assert status == 200
+        assert "House rules: Scoring: pagat (+6/-6)" in text
+        assert "P1 + P3 0 – −1 P2 + P4" in text and "0 – −1</td>" in text and "–-" not in text
+        assert "House rules" not in request(server.server_address[1], "GET", "/matches/2")[2]  # towers: none
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.site.close()

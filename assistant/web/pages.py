@@ -32,10 +32,31 @@ def when(t):
     return escape(time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(t)).strip()) if t else ""
 
 
+def signed(v):
+    """A score as a person reads it: a negative one (``scoring=pagat``) with a minus sign, not a
+    hyphen that an en dash beside it turned into ``-1–-3``."""
+    return f"−{-v}" if v < 0 else str(v)
+
+
+def score_pair(score):
+    """``3–5``; with a negative score spaced, ``−1 – −3``."""
+    a, b = (signed(v) for v in score)
+    return f"{a} – {b}" if min(score) < 0 else f"{a}–{b}"
+
+
 def score_words(rec):
     """``Ann 3 – 5 Bob``: each side's score beside its name."""
     a, b = (escape(rec.side_name(s)) for s in (0, 1))
-    return f"{a} {rec.score[0]} – {rec.score[1]} {b}"
+    return f"{a} {signed(rec.score[0])} – {signed(rec.score[1])} {b}"
+
+
+def house_rules(rec):
+    """The house rules a match was played under, in the screen's words (a score of -6 means
+    nothing to a reader who is not told the match used pagat scoring); "" for none."""
+    if not rec.options:
+        return ""
+    label = desk(rec.game).option_label
+    return f'<p>House rules: {escape(", ".join(label(k, v) for k, v in rec.options.items()))}</p>'
 
 
 def score_cell(rec, narrow=False):
@@ -47,7 +68,7 @@ def score_cell(rec, narrow=False):
         return f'{escape(", ".join(rec.seats))}: <span class="warn">{escape(rec.note)}</span>'
     state = f'<span class="narrow"><br>{state_cell(rec)}</span>' if narrow and rec.state != FINISHED else ""
     return "<br>".join(
-        f'<span class="nw{" won" if rec.winner_side == s else ""}">{escape(rec.side_name(s))} {rec.score[s]}</span>'
+        f'<span class="nw{" won" if rec.winner_side == s else ""}">{escape(rec.side_name(s))} {signed(rec.score[s])}</span>'
         for s in (0, 1)) + state
 
 
@@ -133,7 +154,7 @@ def board_html(now):
     trump = {"hidden": "Trump: face down", None: ""}.get(v["trump"], f"Trump {SUIT_SIGNS.get(v['trump'], '')}")
     parts.append(f'<p class="quiet">{escape(head)}</p>')
     parts.append('<p class="score">' + "<span>" + "</span><span>".join(
-        f"{escape(n)} <b>{s}</b>" for n, s in zip(v["sides"], v["score"])) + "</span>"
+        f"{escape(n)} <b>{signed(s)}</b>" for n, s in zip(v["sides"], v["score"])) + "</span>"
         + (f'<span class="trump">{escape(trump)}</span>' if trump else "") + "</p>")
     details = _details(v)
     if details:
@@ -191,7 +212,7 @@ def match_page(rec, nav=NAV, download=True, newest=False, head=None):
     (the board's names the table)."""
     sides = [rec.side_name(s) for s in (0, 1)]
     series = [(sides[s], [0] + [h.score[s] for h in rec.hands]) for s in (0, 1)]
-    hands = "".join(f"<tr><td>{escape(h.words)}</td><td class=n>{h.score[0]}–{h.score[1]}</td></tr>"
+    hands = "".join(f"<tr><td>{escape(h.words)}</td><td class=n>{score_pair(h.score)}</td></tr>"
                     for h in rec.hands)
     hand = desk(rec.game).HAND  # the rulebook's word: a towers hand, a Twenty-Nine round
     reneges = "".join(f"<li>{escape(r['seat'])}, {hand} {r['hand']}, trick {r['trick']}</li>" for r in rec.reneges)
@@ -209,7 +230,7 @@ def match_page(rec, nav=NAV, download=True, newest=False, head=None):
             f"{escape(', '.join(rec.seats))}</p>"
             + (f'<p class="warn">{escape(rec.note[:1].upper() + rec.note[1:])}.</p>' if rec.note
                else f'<p class="score">{score_words(rec)}</p>')
-            + (f"<p>Winner: {escape(' and '.join(rec.winner))}</p>" if rec.winner else "")
+            + (f"<p>Winner: {escape(' and '.join(rec.winner))}</p>" if rec.winner else "") + house_rules(rec)
             + (f'<p class="warn">{escape(rec.problem)}</p>' if rec.problem else "")
             + "<h2>Score through the match</h2>" + line_chart(series, f"score after each {hand}", f"{hand}s")
             + f"<h2>{hand.capitalize()} by {hand}</h2>"
