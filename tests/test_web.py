@@ -466,3 +466,35 @@ def test_a_pagat_match_page_names_its_house_rules_and_reads_its_negative_score(t
         server.shutdown()
         server.server_close()
         server.site.close()
+
+
+def test_wins_over_time_puts_every_line_on_the_games_matches_in_order(tmp_path):
+    """Fault: the chart "wins over time" drew each side's wins against its own count of matches,
+    all from the left edge: two players who played only the last two of six matches drew their
+    lines over the first two, as if they had played then, under an axis that said "6 matches".
+    Now x is the game's finished matches, oldest first: a line begins just before its side's first
+    match and stays level through the matches it did not play."""
+    import re
+    from assistant.web.pages import on_one_axis
+    assert on_one_axis([("Ann", [(1, 1), (2, 1), (5, 2)]), ("Cy", [(5, 0)])]) == [
+        ("Ann", [0, 1, 1, 2]), ("Cy", [None, None, 0, 0])]
+    write_journal(tmp_path, [MATCHES[0], MATCHES[1], MATCHES[0]])  # P2 wins all three
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
+    j.new_match(sc.game, ("Ann", "Bob"), sc.options)
+    for _, action in sc.actions():
+        j.append(action)
+    j.close()
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        _, _, text = request(server.server_address[1], "GET", "/players")
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.site.close()
+    chart = text[text.index("Towers: wins over time"):]
+    lines = dict((name, [tuple(map(float, p.split(","))) for p in points.split()]) for points, name in
+                 re.findall(r'<polyline [^>]*points="([^"]*)"><title>([^<]*)</title>', chart))
+    assert len(lines["P2"]) == 5 and len(lines["Bob"]) == 2  # 4 matches and the start; Bob: 1
+    assert lines["Bob"][0][0] == lines["P2"][3][0] and lines["Bob"][1][0] == lines["P2"][4][0]

@@ -314,6 +314,24 @@ NOTES = {  # what a figure of the standings counts, under its table
 }
 
 
+def on_one_axis(series):
+    """Each side's ``[(match, wins so far)]`` on one x axis, the game's finished matches in order,
+    so that lines line up in time: None before the side's first match (its line starts at 0 just
+    before it), its wins so far after it, level through the matches it did not play."""
+    order = sorted({k for _, s in series for k, _ in s})  # match ids (the board's: sortable keys)
+    at = {k: i + 1 for i, k in enumerate(order)}
+    out = []
+    for name, s in series:
+        ys = [None] * (len(order) + 1)
+        first = at[s[0][0]]
+        ys[first - 1] = 0
+        wins = dict((at[k], w) for k, w in s)
+        for i in range(first, len(ys)):
+            ys[i] = wins.get(i, ys[i - 1])
+        out.append((name, ys))
+    return out
+
+
 def players_page(standings, over_time, nav=NAV, note="", empty="No match in the journal yet."):
     """``note``: words under the heading (the board: why guests are left out); ``empty``: the
     words when there are no standings."""
@@ -335,6 +353,9 @@ def players_page(standings, over_time, nav=NAV, note="", empty="No match in the 
         series = sorted(over_time.get(game, {}).items())
         if series:
             parts.append(f"<h2>{GAME_NAMES[game]}: wins over time</h2>"
-                         + line_chart([(n, [0] + [w for _, w in s]) for n, s in series],
-                                      "wins after each match played", "matches"))
+                         + line_chart(on_one_axis(series), f"wins after each {GAME_NAMES[game]} match",
+                                      "matches")
+                         + f'<p class="quiet">One point a finished {escape(GAME_NAMES[game])} match, oldest '
+                           'first: a line begins before its first match and stays level through the '
+                           'matches it did not play.</p>')
     return page("Players", "/players", "".join(parts), nav=nav)

@@ -21,10 +21,16 @@ def counted(n, plural):
 
 
 def line_chart(series, title, xlabel=""):
-    """``series``: ``[(name, [y0, y1, ...])]``, all of one length or shorter; an SVG element."""
+    """``series``: ``[(name, [y0, y1, ...])]``, all of one length or shorter; an SVG element. A
+    ``None`` y is no point: a line that begins later on the x axis starts with them.
+
+    >>> svg = line_chart([("Ann", [0, 1, 2]), ("Bob", [None, 0, 0])], "wins")
+    >>> svg.count("<circle"), "NaN" in svg
+    (5, False)
+    """
     n = max((len(ys) for _, ys in series), default=0)
-    top = max([1] + [y for _, ys in series for y in ys])
-    bottom = min([0] + [y for _, ys in series for y in ys])
+    top = max([1] + [y for _, ys in series for y in ys if y is not None])
+    bottom = min([0] + [y for _, ys in series for y in ys if y is not None])
     span_x = max(n - 1, 1)
     span_y = max(top - bottom, 1)
 
@@ -35,7 +41,7 @@ def line_chart(series, title, xlabel=""):
         return PAD_T + (H - PAD_T - PAD_B) * (top - v) / span_y
 
     out = [f'<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="{escape(title)}" '
-           f'xmlns="http://www.w3.org/2000/svg" data-points="{sum(len(ys) for _, ys in series)}">',
+           f'xmlns="http://www.w3.org/2000/svg" data-points="{sum(y is not None for _, ys in series for y in ys)}">',
            f'<title>{escape(title)}</title>']
     for v in sorted({bottom, top, 0}):
         out.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{y(v):.1f}" y2="{y(v):.1f}" class="grid"/>'
@@ -43,10 +49,11 @@ def line_chart(series, title, xlabel=""):
     out.append(f'<text x="{W - PAD_R}" y="{H - 6}" text-anchor="end">{escape(counted(max(n - 1, 0), xlabel))}</text>')
     for k, (name, ys) in enumerate(series):
         colour = COLOURS[k % len(COLOURS)]
-        points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(ys))
+        shown = [(i, v) for i, v in enumerate(ys) if v is not None]
+        points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in shown)
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}">'
                    f'<title>{escape(str(name))}</title></polyline>')
-        out.extend(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.5" fill="{colour}"/>' for i, v in enumerate(ys))
+        out.extend(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.5" fill="{colour}"/>' for i, v in shown)
     out.append("</svg>")
     legend = "".join(f'<span class="key"><svg width="12" height="12" aria-hidden="true"><rect width="12" '
                      f'height="12" rx="2" fill="{COLOURS[k % len(COLOURS)]}"/></svg> {escape(str(name))}</span>'
