@@ -178,12 +178,14 @@ def standings(records):
     out = {}
     for rec in records:
         game = out.setdefault(rec.game, {"players": {}, "partnerships": {}})
-        for side, names in enumerate(rec.sides()):
+        sides = rec.sides()
+        moves = list(score_moves(rec.hands)) if rec.state == FINISHED else None  # once a match
+        for side, names in enumerate(sides):
             for name in names:
-                _add(game["players"].setdefault(name, _blank(rec.game, len(names) == 1)), rec, side, {name})
+                _add(_figures(game["players"], name, rec.game, len(names) == 1), rec, side, {name}, sides, moves)
             if len(names) > 1:
                 pair = " + ".join(sorted(names))
-                _add(game["partnerships"].setdefault(pair, _blank(rec.game, True)), rec, side, set(names))
+                _add(_figures(game["partnerships"], pair, rec.game, True), rec, side, set(names), sides, moves)
     for game in out.values():
         for table in game.values():
             for f in table.values():
@@ -194,9 +196,19 @@ def standings(records):
     return out
 
 
-def _add(f, rec, side, mine):
+def _figures(table, name, game, whole_side):
+    """``table[name]``, made blank the first time (not for every match: 5,000 matches asked for
+    20,000 blank figures, each looking its engine up)."""
+    f = table.get(name)
+    if f is None:
+        f = table[name] = _blank(game, whole_side)
+    return f
+
+
+def _add(f, rec, side, mine, sides, moves):
     """Add one match to the figures ``f`` of a player or a partnership (``mine``: their names),
-    who sat on ``side``. Reneges and bids are their own; claims and accusations their side's."""
+    who sat on ``side`` (``sides``: the match's, ``moves``: its score_moves, worked out once a
+    match). Reneges and bids are their own; claims and accusations their side's."""
     if rec.state == ABANDONED:
         f["abandoned"] += 1
     elif rec.state == FINISHED:
@@ -208,9 +220,9 @@ def _add(f, rec, side, mine):
             f["timed"] += 1
     if rec.state != FINISHED:
         return  # abandoned: kept and shown, never counted as played, won or lost; in play: not yet
-    seat_side = {name: s for s, names in enumerate(rec.sides()) for name in names}
+    seat_side = {name: s for s, names in enumerate(sides) for name in names}
     f["reneges"] += sum(1 for r in rec.reneges if r["seat"] in mine)
-    for h, moved in zip(rec.hands, score_moves(rec.hands)):
+    for h, moved in zip(rec.hands, moves):
         f["scored"] += moved[side]  # what the side's score did (pagat: the bidders' alone moves)
         if h.side == side:
             f["hands_won"] += 1
