@@ -192,18 +192,39 @@ def not_found_page(what, nav=NAV, listed=("/matches", "Matches")):
     return page("Not found", None, body, nav=nav)
 
 
-def matches_page(records):
+PER_PAGE = 100  # matches a page of Matches lists: 5,000 on one page were 1.8 MB for a phone
+
+
+def pages_of(records):
+    """How many pages of Matches ``records`` fill (at least 1)."""
+    return max(1, -(-len(records) // PER_PAGE))
+
+
+def matches_page(records, number=1):
+    """Page ``number`` of the matches, newest first, ``PER_PAGE`` a page, with links to the newer
+    and older pages; ``number`` must be one of ``pages_of(records)``."""
+    newest_first = records[::-1][(number - 1) * PER_PAGE:number * PER_PAGE]
     rows = "".join(
         f'<tr><td><a href="/matches/{r.id}">{r.id}</a></td><td>{GAME_NAMES[r.game]}</td>'
         f'<td>{score_cell(r, narrow=True)}</td>'
         f'<td class="wide">{escape(" and ".join(r.winner or ()))}</td><td class="wide">{state_cell(r)}</td>'
         f'<td>{when_cell(r.started)}</td></tr>'
-        for r in reversed(records))
+        for r in newest_first)
+    last = pages_of(records)
+    links = []
+    if number > 1:
+        links.append(f'<a href="/matches{"" if number == 2 else f"?page={number - 1}"}">Newer matches</a>')
+    if number < last:
+        links.append(f'<a href="/matches?page={number + 1}">Older matches</a>')
+    first = (number - 1) * PER_PAGE + 1
+    shown = (f'<p class="quiet">Matches {first} to {first + len(newest_first) - 1} of {len(records)}, '
+             f'newest first (page {number} of {last}).</p>' if last > 1 else "")
+    nav = f'<p class="pages">{" · ".join(links)}</p>' if links else ""
     body = ("<h1>Matches</h1>" + (
-        '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Score</th><th class="wide">Winner</th>'
-        f'<th class="wide">State</th><th>Started</th></tr>{rows}</table></div>' if records else
+        shown + '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Score</th><th class="wide">Winner</th>'
+        f'<th class="wide">State</th><th>Started</th></tr>{rows}</table></div>' + nav if records else
         '<p class="quiet">No match in the journal yet.</p>'))
-    return page("Matches", "/matches", body)
+    return page("Matches" if number == 1 else f"Matches, page {number}", "/matches", body)
 
 
 def match_page(rec, nav=NAV, download=True, newest=False, head=None):

@@ -14,6 +14,7 @@ import re
 import sys
 import threading
 from html import escape
+from urllib.parse import parse_qs
 
 from assistant.cli import argument_parser
 from assistant.box.stats import standings, wins_over_time
@@ -128,7 +129,13 @@ class Handler(PlainErrors):
         return self._html(pages.now_page(self.site.now()))
 
     def matches_page(self):
-        return self._html(pages.matches_page(self.site.records()))
+        records = self.site.records()
+        asked = parse_qs(self.path.partition("?")[2]).get("page", ["1"])[-1]
+        number = int(asked) if asked.isdigit() and len(asked) < 10 else 0
+        if not 1 <= number <= pages.pages_of(records):
+            return self._html(pages.not_found_page(
+                f"There is no such page of matches: they fill pages 1 to {pages.pages_of(records)}."), 404)
+        return self._html(pages.matches_page(records, number))
 
     def match_page(self, mid):
         records = self.site.records()
