@@ -77,3 +77,30 @@ def test_the_house_rules_screen_says_scoring_in_a_players_words_and_the_rules_pa
     rules = " ".join((ROOT / "docs" / "rules.md").read_text().split())
     assert ("Trumps count (whole trick, or after call), Pair (K+Q), Double, Scoring (first to 6, "
             "or pagat +6/-6) and 2 points from bid (20 or 21)") in rules
+
+
+def test_an_alert_over_the_match_result_is_drawn_clear_of_its_lines(tmp_path):
+    """Fault: on the screen of a match won, an alert (a card tapped, "No card is wanted now"; a
+    tag not in the pack) was drawn in the lower half over the result's lines: both texts on
+    the same pixels, neither readable (the sim's drawing and its --frames PNG showed the jumble).
+    Now the winner's line stays above the alert's band, and no two texts overlap."""
+    from assistant.box.screen import text_items
+    from assistant.sim.simbox import SimBox
+    from assistant.sim.keyboard import KEYS, tap_cards
+    sim = SimBox(str(tmp_path), "towers", ("P1", "P2", "P3", "P4")).start()
+    try:
+        for line in TOWERS_MATCH.split("\n")[:-1] + ["KS"]:  # as typed at the keyboard
+            if line.lower() in KEYS:
+                gesture, button = KEYS[line.lower()]
+                getattr(sim, gesture)(button)
+            else:
+                tap_cards(sim, line)
+        view = sim.box.view
+    finally:
+        sim.stop()
+    assert view.phase == "match-over" and view.alert.text.startswith("No card is wanted now")
+    items = text_items(view)
+    assert "P2 wins the match!" in [t for *_, t in items]
+    for i, (x, y, w, h, text) in enumerate(items):
+        for (x2, y2, w2, h2, text2) in items[i + 1:]:
+            assert x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y, (text, text2)

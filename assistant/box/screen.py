@@ -49,7 +49,10 @@ def render(view):
     _header(img, view)
     lines = _prompt_lines(view)
     if view.phase == "match-over":  # no details: the result has pages 2-7
-        _lines_block(img, lines, DETAILS, 8)
+        if view.alert is None:
+            _lines_block(img, lines, DETAILS, 8)
+        else:  # the alert's band has pages 4-7: the result's first line (who won) above it
+            _lines_block(img, lines[:1], DETAILS, NAMES)
         return img
     if view.phase == "flip":  # no dealer or bid yet: the prompt's first lines in their place
         _details(img, view, lines[:-1])
