@@ -104,3 +104,24 @@ def test_an_alert_over_the_match_result_is_drawn_clear_of_its_lines(tmp_path):
     for i, (x, y, w, h, text) in enumerate(items):
         for (x2, y2, w2, h2, text2) in items[i + 1:]:
             assert x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y, (text, text2)
+
+
+def test_bots_on_a_folder_whose_twenty_nine_match_keeps_deal_scan_say_why_they_cannot_play(tmp_path):
+    """Fault: deal scan turned on at the keyboard is kept by the state folder; `sim --bots --game
+    towers --state-dir D` then finished D's Twenty-Nine match in play with it on and stopped with
+    "the bots stopped: the box did not take play QD (no alert)", a line for a bug report, and
+    `--game twenty-nine` said only "the bots scan hands in towers only", never that the folder
+    keeps deal scan on nor how to turn it off. Now both say so, before the bots touch the match."""
+    import subprocess
+    import sys
+    from test_sim_newcomer import ROOT, environ
+    out = piped(["sim", "--game", "twenty-nine", "--state-dir", tmp_path], "\n\n7S 8S JH JC\nm\na\na\n\nq\n")
+    assert "NOTE: Deal scan on" in out
+    for game in ("towers", "twenty-nine"):
+        got = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--bots", "--game", game,
+                              "--state-dir", str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
+                             env=environ(), timeout=120)
+        assert got.returncode == 1 and "Traceback" not in got.stderr
+        assert got.stderr.endswith("deal scan is on in this state folder (kept from its menu): turn it "
+                                   "off at the keyboard (hold OK, Deal scan) or give another --state-dir\n"), got.stderr
+        assert "did not take" not in got.stdout + got.stderr

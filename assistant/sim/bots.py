@@ -157,8 +157,12 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
     deal scan, refused at once). ``pace``: seconds to wait after each action (to watch them)."""
     rng = random.Random(seed)
     scan = sim.table.deal_scan
-    if scan and cannot_scan(game):
-        raise SimError(cannot_scan(game))
+    playing = sim.table.match.game if in_play(sim) else None  # the bots finish it first
+    for g in dict.fromkeys(filter(None, (playing, game))):
+        if scan and cannot_scan(g):  # --deal-scan is refused with such a game: the folder keeps it on
+            raise SimError(f"{cannot_scan(g)}, and deal scan is on in this state folder (kept from its "
+                           f"menu): turn it off at the keyboard (hold OK, Deal scan) or give another "
+                           f"--state-dir")
     total = dict(actions=0, injected=0, proven=0, false=0, missed=0, claims=0, refused=0)
     started = time.perf_counter()
     resumed = in_play(sim)
