@@ -125,3 +125,16 @@ def test_bots_on_a_folder_whose_twenty_nine_match_keeps_deal_scan_say_why_they_c
         assert got.stderr.endswith("deal scan is on in this state folder (kept from its menu): turn it "
                                    "off at the keyboard (hold OK, Deal scan) or give another --state-dir\n"), got.stderr
         assert "did not take" not in got.stdout + got.stderr
+
+
+def test_the_docs_club_of_your_own_keeps_the_brokers_log_out_of_the_terminal():
+    """Fault (docs/club.md's "Simulated boxes in a club of your own", typed as it stands): its
+    broker, started in the background of the terminal the other commands run in, with
+    persistence and autosave_interval 1, wrote "Saving in-memory database to ..." to that
+    terminal every 2 s (about 50 lines in the first match of the sim's bots), burying the sim's
+    and the board's lines. Its log now goes to a file beside its config."""
+    from test_sim_newcomer import ROOT
+    doc = (ROOT / "docs" / "club.md").read_text(encoding="utf-8")
+    block = doc.split("### Simulated boxes in a club of your own")[1].split("```sh")[1].split("```")[0]
+    broker = [ln.split("#")[0].split() for ln in block.splitlines() if ln.startswith("mosquitto ")]
+    assert broker == [["mosquitto", "-c", "mosquitto.conf", "2>mosquitto.log", "&"]], broker
