@@ -117,3 +117,23 @@ def test_a_read_only_state_folder_is_still_held_by_one_box(tmp_path):
         assert got.returncode == 1 and "is in use by another card-assistant" in got.stderr, got.stderr
     finally:
         first.communicate("")
+
+
+@pytest.mark.parametrize("fault", [RuntimeError("a bug in resuming"), KeyboardInterrupt()])
+def test_the_folder_is_let_go_whatever_ends_the_start(tmp_path, monkeypatch, fault):
+    """Fault (leftover of the last session): run_box released the folder only when opening the
+    journal raised a JournalError; a bug in resuming, or Ctrl-C during a long repair, left the
+    lock's count taken in the process (the sim's, or a test's), so the next box that process
+    started on that folder, and every other process, was refused as "in use". Now it is let go whatever
+    ends the start."""
+    from assistant.box import config, daemon, statelock
+
+    def failing_open_table(*args, **kw):
+        raise fault
+    monkeypatch.setattr(daemon, "open_table", failing_open_table)
+    state = tmp_path / "state"
+    with pytest.raises(type(fault)):
+        daemon.run_box(config.Config(), str(state), {}, command="sim")
+    assert statelock._held == {}
+    first = holder(state)  # another process takes the folder: nobody holds it now
+    first.communicate("")

@@ -165,49 +165,62 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
     """Build the adapters for ``cfg`` and run until SIGTERM/SIGINT (or a Stop event). A state
     folder that cannot hold the journal is one log line: the deck's problem (``deck_log``) and the
     web page's screen file, which live in that folder too, are then not said again."""
+    from assistant.box import statelock
+    events = event_queue()
+    unusable = False  # the state folder cannot hold a journal (nor the screen file in it)
+    held = table = None
+    try:
+        try:
+            held = statelock.hold(state_dir, command)  # before any repair: another box may be writing
+            table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
+        except JournalTooNew as e:  # said once per start, and on the screen until stopped
+            log.error("%s", e)
+            table = JournalRefused(cfg.game.game, cfg.table.pads)
+        except JournalUnavailable as e:  # a state folder that cannot hold a journal: no restart loop
+            log.error("%s", e)
+            table = JournalRefused(cfg.game.game, cfg.table.pads, f"No journal: {e}", "Storage problem")
+            unusable = True
+        except JournalError as e:  # another box, or another program's lock: exit, systemd tries again
+            log.error("%s", e)
+            return 1
+        return _run_table(cfg, table, events, None if unusable else state_dir, deck_problem,
+                          pin_factory, display, reader_port, frames_dir, on_box, deck_log)
+    finally:  # whatever ends the start or the run (a bug, Ctrl-C during a long repair): the
+        # folder is let go, or the sim's process kept it and a box started again in it was refused
+        if table is not None and table.journal is not None:
+            table.journal.close()
+        statelock.release(held)
+
+
+def _run_table(cfg, table, events, state_dir, deck_problem, pin_factory, display, reader_port,
+               frames_dir, on_box, deck_log):
+    """The box on ``table`` until stopped; each adapter made is released whatever happens.
+    ``state_dir``: None when it cannot hold the journal (nor the screen file)."""
     from assistant.hw.alerts import Alerts
     from assistant.hw.buttons import Buttons
     from assistant.hw.display import is_hardware, open_display
     from assistant.hw.reader import Reader
 
-    from assistant.box import statelock
-    events = event_queue()
-    unusable = False  # the state folder cannot hold a journal (nor the screen file in it)
-    held = None
-    try:
-        held = statelock.hold(state_dir, command)  # before any repair: another box may be writing
-        table = open_table(state_dir, deck, cfg.game, cfg.table.pads, cfg.table.deal_scan)
-    except JournalTooNew as e:  # said once per start, and on the screen until stopped
-        log.error("%s", e)
-        table = JournalRefused(cfg.game.game, cfg.table.pads)
-    except JournalUnavailable as e:  # a state folder that cannot hold a journal: no restart loop
-        log.error("%s", e)
-        table = JournalRefused(cfg.game.game, cfg.table.pads, f"No journal: {e}", "Storage problem")
-        unusable = True
-    except JournalError as e:  # another box, or another program's lock: exit, systemd tries again
-        log.error("%s", e)
-        statelock.release(held)
-        return 1
     if table.journal is not None:  # else no card is played: the deck would be one more line
         if deck_log:
             log.warning("%s", deck_log)
         if deck_problem:
             table.set_alert("unknown-tag", deck_problem, "deck")
-    publisher = start_club(cfg.club, table.journal)
-    if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop, and
-        # one that is missing (I2C on only after a reboot, a loose cable) is retried there while
-        # the box runs on: never a crash loop for a screen (issue 16)
-        real = is_hardware(cfg.display)
-        display = open_display(cfg.display, frames_dir, background=real, retry=real)
-    buttons = alerts = reader = screen_file = box = None
+    publisher = buttons = alerts = reader = screen_file = box = None
     try:
+        publisher = start_club(cfg.club, table.journal)
+        if display is None:  # a real OLED gets a writer thread, so I2C never holds up the loop, and
+            # one that is missing (I2C on only after a reboot, a loose cable) is retried there while
+            # the box runs on: never a crash loop for a screen (issue 16)
+            real = is_hardware(cfg.display)
+            display = open_display(cfg.display, frames_dir, background=real, retry=real)
         buttons = Buttons(cfg.pins, events, hold_time=cfg.buttons.hold_time,
                           bounce_time=cfg.buttons.bounce_time, pin_factory=pin_factory)
         alerts = Alerts(cfg.pins, pin_factory=pin_factory)
         reader = Reader(reader_port or cfg.reader.device, events, baudrate=cfg.reader.baud)
         events.waker = reader.wake  # an event posted by a button ends the loop's wait on the line
         box = Box(table, display, alerts, Notifier(), events, reader)
-        if not unusable:
+        if state_dir is not None:
             box.screen_file = screen_file = ScreenFile(runtime_dir(state_dir))
         for sig in (signal.SIGTERM, signal.SIGINT):
             if threading.current_thread() is threading.main_thread():
@@ -224,13 +237,11 @@ def run_box(cfg, state_dir, deck, deck_problem=None, pin_factory=None, display=N
                     log.exception("while releasing %s", type(part).__name__)
         if box is not None:
             box.renderer.close()
-        display.close()
+        if display is not None:
+            display.close()
         if screen_file is not None:  # the box stopped: the web page shows the journal
             screen_file.remove()
         if publisher is not None:
             publisher.stop()
-        if table.journal is not None:
-            table.journal.close()
-        statelock.release(held)
     log.info("stopped cleanly")
     return 0
