@@ -8,7 +8,7 @@ Traceback (most recent call last):
 ValueError: / is a folder, not a file
 >>> read_text("/dev/zero")
 Traceback (most recent call last):
-ValueError: /dev/zero is not a file (a device, a pipe or a socket)
+ValueError: /dev/zero is a device (a character device), not a file
 """
 import errno
 import os
@@ -23,17 +23,35 @@ class NotSmallFile(ValueError):
     the path nor the reader (the caller says what the file is for)."""
 
 
+def not_a_file(mode):
+    """What a name that is neither a file nor a folder is, in words ("is a socket, not a file"):
+    "not a file (a device, a pipe or a socket)" left the owner to find out which, and a socket
+    was "cannot be read (No such device or address)", the kernel's words for opening one."""
+    kind = ("a socket" if stat.S_ISSOCK(mode) else "a named pipe (a FIFO)" if stat.S_ISFIFO(mode)
+            else "a device (a character device)" if stat.S_ISCHR(mode)
+            else "a device (a block device)" if stat.S_ISBLK(mode) else "not a regular file")
+    return f"is {kind}, not a file" if kind != "not a regular file" else "is not a regular file"
+
+
 def read_small(path, limit=LIMIT):
     """The bytes of the regular file at ``path``, at most ``limit``; OSError as ``open()`` raises it
     (a folder: IsADirectoryError), NotSmallFile for anything else that is not a small file. The
     file is opened without blocking, so a pipe with no writer is refused, not waited for."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a socket (or a device with no driver): say which it is
+            try:
+                raise NotSmallFile(not_a_file(os.stat(path).st_mode)) from None
+            except OSError:
+                pass
+        raise
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(21, "Is a directory", str(path))
         if not stat.S_ISREG(st.st_mode):
-            raise NotSmallFile("is not a file (a device, a pipe or a socket)")
+            raise NotSmallFile(not_a_file(st.st_mode))
         data = f.read(limit + 1)
     if len(data) > limit:
         raise NotSmallFile(f"is too big ({st.st_size} bytes; at most {limit} are read)")

@@ -79,6 +79,28 @@ def test_a_start_time_out_of_the_calendar_leaves_the_pages_and_export_working(tm
     assert len(err.splitlines()) == 1, err
 
 
+def test_a_socket_given_as_the_config_is_named_a_socket_in_one_line(tmp_path):
+    """Fault (leftover of the last session): `--config` naming a socket (a unix socket left by a
+    program, tab-completed by mistake) was "cannot be read (No such device or address)", the
+    kernel's words for opening one, and a pipe or device "not a file (a device, a pipe or a
+    socket)": each is now one line saying what the name is."""
+    import socket
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(tmp_path / "config.toml"))
+        for command in (("run", "--config"), ("export", "-", "--config"), ("web", "--config"),
+                        ("sim", "--bots", "--config")):
+            proc = card_assistant(*command, tmp_path / "config.toml")
+            lines = proc.stderr.splitlines()
+            assert proc.returncode != 0 and len(lines) == 1, proc.stderr
+            assert f"{tmp_path / 'config.toml'}: is a socket, not a file" in lines[0], proc.stderr
+    finally:
+        sock.close()
+    proc = card_assistant("export", "-", "--config", "/dev/null")
+    assert proc.stderr.splitlines() == ["card-assistant export: /dev/null: is a device (a character device), "
+                                        "not a file"], proc.stderr
+
+
 def test_a_pipe_in_place_of_the_config_or_players_file_is_one_line_not_a_hang(tmp_path):
     """Fault: a config file or players.txt that is a pipe (or a device: `deck = "/dev/zero"` in the
     config read without end until the kernel killed the box for memory) was opened and read: the
@@ -87,13 +109,13 @@ def test_a_pipe_in_place_of_the_config_or_players_file_is_one_line_not_a_hang(tm
     os.mkfifo(fifo)
     proc = card_assistant("export", "--config", fifo, "-")
     assert proc.returncode != 0 and proc.stderr.splitlines() == [
-        f"card-assistant export: {fifo}: is not a file (a device, a pipe or a socket)"], proc.stderr
+        f"card-assistant export: {fifo}: is a named pipe (a FIFO), not a file"], proc.stderr
     state = tmp_path / "state"
     state.mkdir()
     os.mkfifo(state / "players.txt")
     proc = card_assistant("players", "list", "--state-dir", state)
     assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
-    assert "players.txt is not a file" in proc.stderr
+    assert "players.txt is a named pipe (a FIFO), not a file" in proc.stderr
 
 
 def test_a_deck_too_big_to_be_one_is_refused_before_it_is_read(tmp_path):

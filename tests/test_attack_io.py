@@ -858,7 +858,7 @@ def test_a_board_secret_file_that_is_no_file_is_one_line_not_a_hang(tmp_path, op
     """Fault (attack on the board's command line): `--password-file /dev/zero` was read to its end:
     4 GB of memory in 7 s (a Pi's all), and a pipe (a fifo with no writer) held the board for ever
     before it said a word; so did `--cafile` a pipe, and a box with [club] cafile a pipe never
-    started (below). Now each is one line: not a file (a device, a pipe or a socket)."""
+    started (below). Now each is one line saying what it is, not a file."""
     path = what
     if what == "pipe":
         path = str(tmp_path / "fifo")
@@ -866,7 +866,8 @@ def test_a_board_secret_file_that_is_no_file_is_one_line_not_a_hang(tmp_path, op
     broker = "mqtts://board@127.0.0.1:1" if option == "--cafile" else "mqtt://board@127.0.0.1:1"
     status, lines, err = command(tmp_path, "board", "--broker", broker, "--db", str(tmp_path / "board.sqlite3"),
                                  "--club", "c", option, path)
-    assert status == 2 and len(lines) == 1 and "not a file (a device, a pipe or a socket)" in err, err
+    kind = "a named pipe (a FIFO)" if what == "pipe" else "a device (a character device)"
+    assert status == 2 and len(lines) == 1 and f"is {kind}, not a file" in err, err
 
 
 def test_a_club_cafile_that_is_a_pipe_is_one_line_and_the_box_starts(tmp_path):

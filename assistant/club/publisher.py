@@ -60,10 +60,12 @@ def broker_address(url):
 def cafile_problem(path):
     """Why ``path`` holds no CA certificate a TLS connection can use, or None (never its text)."""
     import ssl
-    from assistant.textfile import what_is_at
+    import os
+
+    from assistant.textfile import not_a_file, what_is_at
     try:
         if what_is_at(path) == "other":  # a pipe held the box's start for ever, /dev/zero was read to its end
-            return "is not a file (a device, a pipe or a socket)"
+            return not_a_file(os.stat(path).st_mode)
         ssl.create_default_context(cafile=path)
     except FileNotFoundError:
         return "does not exist"
