@@ -202,8 +202,25 @@ _CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(
 _CONTROL.update({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
 
 
+_ONE_LINE = {**_CONTROL, ord("\n"): "\\n", ord("\t"): "\\t"}
+
+
+def shown(text):
+    """``text`` (a path, a name someone typed) on one line, safely: a newline or other control
+    character in it is written as its escape. A folder named ``a<newline>ERROR forged`` split a
+    log line in two, the second looking like a line of its own.
+
+    >>> print(shown("/tmp/a\\nERROR b\\x1b[2J"))
+    /tmp/a\\nERROR b\\x1b[2J
+    """
+    return str(text).translate(_ONE_LINE)
+
+
 class _Plain:
-    """Standard error, with control characters written as their escapes (newlines and tabs kept)."""
+    """Standard error, with control characters written as their escapes (tabs kept). Each thing
+    written is one line: a newline inside it (a path's, in a message or a log record) is written
+    as its escape; only the newline that ends it is kept (print writes it on its own, the log
+    with the record)."""
 
     def __init__(self, stream):
         self.stream = stream
@@ -212,7 +229,8 @@ class _Plain:
         return getattr(self.stream, name)
 
     def write(self, text):
-        return self.stream.write(text.translate(_CONTROL))
+        body, end = (text[:-1], "\n") if text.endswith("\n") else (text, "")
+        return self.stream.write(body.translate(_CONTROL).replace("\n", "\\n") + end)
 
 
 def _quiet_stdout():

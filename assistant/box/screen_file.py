@@ -33,9 +33,19 @@ log = logging.getLogger("card-assistant")
 
 
 def runtime_dir(state_dir, env=None):
-    """The folder of the screen file: systemd's runtime directory, else ``STATE_DIR/run``."""
+    """The folder of the screen file: systemd's runtime directory, else ``STATE_DIR/run``. systemd
+    sets ``$RUNTIME_DIRECTORY`` to absolute paths (systemd.exec(5)); a relative one was set by
+    hand, and was taken from each process's own working folder, so the box wrote the screen where
+    its web page (started elsewhere) never looked: it is said in one line and not used."""
     env = os.environ if env is None else env
-    return env.get("RUNTIME_DIRECTORY", "").split(":")[0] or os.path.join(state_dir, "run")
+    given = env.get("RUNTIME_DIRECTORY", "").split(":")[0]
+    if given and not os.path.isabs(given):
+        from assistant.cli import shown
+        log.warning("RUNTIME_DIRECTORY=%s is not an absolute path (systemd sets one, such as "
+                    "/run/card-assistant): the screen for the web page goes in %s", shown(given),
+                    shown(os.path.join(state_dir, "run")))
+        given = ""
+    return given or os.path.join(state_dir, "run")
 
 
 def _card(c):

@@ -80,6 +80,9 @@ class Alert:
     cause: str | None = None  # why it is up: one of CAUSES or of the rules' refusal codes
 
     def __post_init__(self):
+        if not self.text.isprintable():  # a path's newline split the sim's screen line in two
+            from assistant.cli import shown
+            object.__setattr__(self, "text", shown(self.text))
         if self.kind not in ALERT_KINDS:
             raise ValueError(f"alert kind {self.kind!r} is not one of {', '.join(ALERT_KINDS)}")
         if self.cause is not None and self.cause not in CAUSES and self.cause not in CODES:

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assistant.cli import argument_parser
+from assistant.cli import argument_parser, shown
 from assistant.sim.simbox import SimBox, private_dir
 
 PAD_ROLES = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4", "centre")}
@@ -209,7 +209,7 @@ def other_rules_words(args):
         return None
     kept = ", ".join(f"{k}={v}" for k, v in m.options.items()) or "none"
     given = " ".join(f"--option {k}={v}" for k, v in args.options.items())
-    return (f"card-assistant sim: {args.state_dir} holds a match in play with its own house rules "
+    return (f"card-assistant sim: {shown(args.state_dir)} holds a match in play with its own house rules "
             f"({kept}), which goes on; {given} is for the next new match (hold OK: the menu)")
 
 
@@ -245,13 +245,13 @@ def main(argv):
                      args.player, club=args.club_cfg).start()
         if args.resuming_other:
             from assistant.rules.match import engine_class
-            say(f"card-assistant sim: {args.state_dir} holds a {engine_class(args.resuming_other).title} "
+            say(f"card-assistant sim: {shown(args.state_dir)} holds a {engine_class(args.resuming_other).title} "
                 f"match in play, which goes on; --game {args.game} is offered first at the next new "
                 f"match (hold OK: the menu)")
         if words := other_rules_words(args):
             say(words)
         if not args.state_dir:  # quit and start again: a fresh journal, unless it is named ('' names none)
-            say(f"card-assistant sim: the journal is in {state_dir}, a new temporary folder; to keep "
+            say(f"card-assistant sim: the journal is in {shown(state_dir)}, a new temporary folder; to keep "
                 f"the match and resume it after quitting, start with --state-dir FOLDER")
     except OSError as e:  # the simulator's own deck or players file: its path in words, no errno
         print(f"card-assistant sim: cannot write {e.filename2 or e.filename}: {e.strerror}", file=sys.stderr)
@@ -296,8 +296,8 @@ def say_how_to_resume(sim, named, state_dir):
     from assistant.sim.keyboard import say
     match = getattr(sim.table, "match", None)
     if not named and match is not None and match.engine.phase != "over":
-        say(f"card-assistant sim: the match in play is kept in {state_dir}; to resume it, start "
-            f"again with --state-dir {state_dir}")
+        say(f"card-assistant sim: the match in play is kept in {shown(state_dir)}; to resume it, start "
+            f"again with --state-dir {shown(state_dir)}")
 
 
 def club_sent(journal, wait=10.0):

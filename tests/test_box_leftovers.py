@@ -1,0 +1,62 @@
+"""The box's leftovers of the last session (the daemon, the simulator, the command line), each a
+fault a user could meet: a path shown on two lines, a relative RUNTIME_DIRECTORY. Real processes."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HANG = 60.0  # a guard against a hang, never a measurement
+ENV = dict(os.environ, GPIOZERO_PIN_FACTORY="mock")
+FORGED = "a\nERROR card-assistant: forged"  # a folder's name that would start a log line of its own
+
+
+def cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "assistant.cli", *map(str, args)], cwd=kw.pop("cwd", ROOT),
+                          env=kw.pop("env", ENV), capture_output=True, text=True, timeout=HANG,
+                          stdin=subprocess.DEVNULL, **kw)
+
+
+def test_a_newline_in_a_path_never_splits_a_log_or_error_line(tmp_path):
+    """Fault (leftover of the last session): a newline in a path (the config, the state folder)
+    went into the log line or the one-line refusal as it was, so one line became two, the second
+    one anything the name said ("ERROR card-assistant: forged"). Each path is shown on one line,
+    its newline as \\n."""
+    odd = tmp_path / FORGED
+    odd.mkdir()
+    got = cli("run", "--config", odd / "config.toml")  # no such config: one log line naming it
+    assert got.returncode == 2 and got.stderr.splitlines() == [
+        f"ERROR card-assistant: {tmp_path}/a\\nERROR card-assistant: forged/config.toml: no such config file"]
+    (odd / "state").write_text("a file, not a folder")
+    got = cli("sim", "--bots", "--state-dir", odd / "state" / "sub")  # cannot be made: one line
+    assert got.returncode != 0 and len(got.stderr.splitlines()) == 1, got.stderr
+    assert "a\\nERROR card-assistant: forged" in got.stderr
+    got = cli("players", "list", "--state-dir", odd)
+    assert all(not line.startswith("ERROR card-assistant: forged") for line in got.stdout.splitlines() + got.stderr.splitlines())
+
+
+def test_a_newline_in_an_alert_never_splits_the_sims_screen_line():
+    """The same fault on a screen: an alert naming a path (a state folder that cannot hold the
+    journal: "No journal: PATH: ...") is one line of the sim's screen line and of the OLED's words."""
+    from assistant.box.view import Alert, View
+    from assistant.sim.keyboard import screen_words
+    alert = Alert("info", f"No journal: /tmp/{FORGED}: no such folder", "journal")
+    assert alert.text == "No journal: /tmp/a\\nERROR card-assistant: forged: no such folder"
+    view = View(game="towers", seats=("P1", "P2"), phase="play", prompt="P1: tap a card", alert=alert)
+    assert "\n" not in screen_words(view)
+
+
+def test_a_relative_runtime_directory_is_said_and_the_state_folders_run_is_used(tmp_path):
+    """Fault (leftover of the last session): systemd sets $RUNTIME_DIRECTORY absolute
+    (systemd.exec(5)); one set by hand as "run-here" was taken from the box's working folder, so
+    the box wrote its screen where the web page, started from another folder, never looked. It is
+    said in one line and the screen goes in STATE/run, where the web page looks too."""
+    state, elsewhere = tmp_path / "state", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(ENV, RUNTIME_DIRECTORY="run-here", PYTHONPATH=str(ROOT))
+    got = cli("sim", "--bots", "--matches", "1", "--state-dir", state, env=env, cwd=elsewhere)
+    assert got.returncode == 0, got.stderr
+    assert got.stderr.splitlines() == [
+        f"WARNING card-assistant: RUNTIME_DIRECTORY=run-here is not an absolute path (systemd sets one, "
+        f"such as /run/card-assistant): the screen for the web page goes in {state}/run"]
+    assert list(elsewhere.iterdir()) == [] and (state / "run").is_dir()
