@@ -215,5 +215,5 @@ def test_sim_on_a_state_folder_that_is_a_link_in_a_loop_or_to_nothing_says_what_
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             assert main(["--bots", "--state-dir", str(tmp_path / path)]) == 1
-        assert err.getvalue() == (f"card-assistant sim: cannot make the folder {tmp_path / path}: "
-                                  "it is a link that leads to no folder\n")
+        assert err.getvalue() == (f"card-assistant sim: {tmp_path / path}: the state folder is not a folder "
+                                  "(a link that leads to no folder)\n")  # the journal's words (one private_dir)

@@ -212,7 +212,7 @@ def test_sim_refuses_bad_arguments_before_anything_starts(tmp_path, args, words)
 
 def test_sim_with_a_folder_that_cannot_be_made(tmp_path):
     (tmp_path / "file").write_text("")
-    refused("sim", "--state-dir", tmp_path / "file" / "state", stdin=b"q\n", words="cannot make the folder")
+    refused("sim", "--state-dir", tmp_path / "file" / "state", stdin=b"q\n", words="cannot create the state folder")
     refused("sim", "--state-dir", tmp_path / "file", stdin=b"q\n", words="not a folder")
 
 

@@ -49,7 +49,8 @@ def say(path, e, what):
               errno.ENOTDIR: "a part of the path is a file, not a folder",
               errno.EEXIST: "it is a file, not a folder", errno.ENOENT: "no such folder"}.get(
                   getattr(e, "errno", None), str(getattr(e, "strerror", None) or e))
-    return f"{path}: {what} ({reason})"
+    from assistant.cli import shown
+    return f"{shown(path)}: {what} ({reason})"
 
 
 def private_dir(folder):

@@ -6,12 +6,12 @@ firmware speaking the real wire protocol for the card pads. ``tap``/``press``/``
 hands at the table and return once the box has handled what they did.
 """
 import dataclasses
-import errno
 import os
 import tempfile
 import threading
 from pathlib import Path
 
+from assistant.box.journal_files import private_dir
 from assistant.hw.events import ButtonPressed, TagRemoved
 from assistant.rules.cards import TWENTY_NINE_PACK
 
@@ -29,17 +29,6 @@ def sim_uid(card):
 def player_uid(index):
     """A 7-byte UID for the simulated player tag number ``index`` (never a card's)."""
     return f"04{index:02X}9A7E{index * 7 % 256:02X}0000"
-
-
-def private_dir(folder):
-    """Make ``folder`` 0700 when this creates it (the journal's rule, whatever the umask)."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        if os.path.lexists(folder):  # a file, a link to nothing or round in a loop: not "File exists"
-            what = "a link that leads to no folder" if folder.is_symlink() else "not a folder"
-            raise OSError(errno.EEXIST, f"it is {what}", str(folder))
-        folder.mkdir(mode=0o700, parents=True)
-        os.chmod(folder, 0o700)
 
 
 def _loaded(load, path):
@@ -63,7 +52,7 @@ class SimBox:
         from assistant.sim.virtual_firmware import VirtualFirmware
 
         self.state_dir = Path(state_dir)
-        private_dir(self.state_dir)
+        private_dir(self.state_dir)  # the journal's own rule and words (one line, JournalUnavailable)
         # written only when missing or different: a read-only state folder still starts (the box
         # then shows its match read-only), and private like the journal (0600)
         deck = {sim_uid(c): c for c in sorted(TWENTY_NINE_PACK)}

@@ -16,7 +16,8 @@ import tempfile
 from pathlib import Path
 
 from assistant.cli import argument_parser, shown
-from assistant.sim.simbox import SimBox, private_dir
+from assistant.box.journal_files import JournalUnavailable, private_dir
+from assistant.sim.simbox import SimBox
 
 PAD_ROLES = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4", "centre")}
 # four seats' pads fit a match of either game begun from the menu, as on a four-pad box: in towers
@@ -222,14 +223,16 @@ def main(argv):
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         state_dir = args.state_dir or tempfile.mkdtemp(prefix="card-assistant-sim-")
-        private_dir(state_dir)
+        private_dir(state_dir)  # made 0700, or one line saying why not: the journal's own rule and words
         if args.frames is not None:
             Path(args.frames).mkdir(parents=True, exist_ok=True)
+    except JournalUnavailable as e:
+        print(f"card-assistant sim: {e}", file=sys.stderr)
+        return 1
     except OSError as e:
-        print(f"card-assistant sim: cannot make the folder {e.filename}: {e.strerror}", file=sys.stderr)
+        print(f"card-assistant sim: cannot make the folder {shown(e.filename)}: {e.strerror}", file=sys.stderr)
         return 1
     from assistant.box import statelock
-    from assistant.box.journal import JournalUnavailable
     try:  # held until the process ends; its box holds it again (a second sim, or a `run`: refused)
         statelock.hold(state_dir, "sim")
     except statelock.StateBusy as e:
