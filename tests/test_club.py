@@ -15,7 +15,7 @@ import time
 import pytest
 
 from assistant.rules.cards import card_name
-from assistant.club.board import Board
+from assistant.club.board import MAX_MATCH, MAX_N, Board
 from assistant.club.board_run import run_board
 from assistant.club.broker import Broker, BrokerMissing, find
 from assistant.club.page import club_json
@@ -394,6 +394,32 @@ def test_a_record_out_of_order_and_a_stale_table_now_change_nothing(broker, live
     assert wait_for(lambda: live_board.counts["refused"] == 1 and live_board.counts["stale"] == 1)
     assert live_board.counts["stored"] == 0 and live_board.now["t1"]["n"] == 7
     assert "out of order: a record" in said(caplog, "refused a message")[0]
+
+
+def test_a_table_now_with_a_huge_number_never_freezes_the_live_view(broker, live_board):
+    """Fault (the table password, leftover of the last session): anyone with a table's password
+    could send one "table now" numbered past any match (action 10**18, match 2**62, or a journal
+    the board never had), and every later one from the box was "older" and skipped: the table's
+    live view froze for the night. A number no box sends is refused; a shown "table now" that no
+    stored event backs holds back none that one does."""
+    t, events, _ = finished_match(broker.folder / "box")
+    first = json.loads(events[0][1])
+    journal, mid = first.get("journal", ""), first["id"][1]
+    now = {"v": 1, "kind": "now", "table": "t1", "match": mid, "game": "towers", "seats": ["Ann", "Bob"],
+           "state": {}, "t": 0, **({"journal": journal} if journal else {})}
+    topic = "club/c/t1/now"
+    send_all(broker, "t1", events[:-1] + [(topic, json.dumps(dict(now, n=len(events) - 2)))])
+    assert wait_for(lambda: live_board.now.get("t1", {}).get("n") == len(events) - 2)
+    send_all(broker, "t1", [(topic, json.dumps(dict(now, n=10 ** 18))),
+                            (topic, json.dumps(dict(now, match=2 ** 62, n=1)))])
+    assert wait_for(lambda: live_board.counts["refused"] == 2)
+    assert live_board.now["t1"]["n"] == len(events) - 2
+    for forged in (dict(now, match=MAX_MATCH, n=MAX_N), dict(now, journal="f" * 16, n=len(events) + 5)):
+        send_all(broker, "t1", [(topic, json.dumps(forged))])  # in range: shown, as the newest, until ...
+        assert wait_for(lambda: live_board.now["t1"]["n"] == forged["n"])
+        send_all(broker, "t1", [events[-1], (topic, json.dumps(dict(now, n=len(events) - 1)))])  # (again: kept once)
+        assert wait_for(lambda: live_board.now["t1"]["n"] == len(events) - 1)  # ... the box's next one
+    assert live_board.now["t1"]["match"] == mid and live_board.now["t1"]["journal"] == journal
 
 
 def test_the_board_reads_its_password_from_a_file_never_from_its_command_line(broker, tmp_path):

@@ -227,6 +227,9 @@ class Board:
         elif what == "now":
             if body.get("table") != table or type(body.get("match")) is not int or type(body.get("n")) is not int:
                 raise Refusal("a table now of another table, or without its match and action")
+            if not 1 <= body["match"] <= MAX_MATCH or not 0 <= body["n"] <= MAX_N:
+                raise Refusal(f"a table now with a match or action number no box sends "
+                              f"(match {printable(body['match'])[:12]}, action {printable(body['n'])[:12]})")
             if self._stale(table, journal, body):
                 self.counts["stale"] += 1  # an older one, delivered after a newer (a board restart)
                 return
@@ -264,14 +267,23 @@ class Board:
 
     def _stale(self, table, journal, body):
         """Is this "table now" older than the one shown: of the same journal and an earlier action, or
-        of a journal the board had before the shown one's (a reset box's old journal)?"""
+        of a journal the board had before the shown one's (a reset box's old journal)? A shown one
+        whose action the board never received (a number no match reached, a journal it never had:
+        sent with the table's password, not by its box) holds back none that the board's events
+        back: its huge number froze the table's live view, every later one "older"."""
         shown = self.now.get(table)
         if shown is None:
+            return False
+        if not self._backed(table, shown["journal"], shown) and self._backed(table, journal, body):
             return False
         if shown["journal"] == journal:
             return (body["match"], body["n"]) < (shown["match"], shown["n"])
         first = self.tables.first
         return first.get((table, journal), float("inf")) < first.get((table, shown["journal"]), float("inf"))
+
+    def _backed(self, table, journal, body):
+        """Has the board stored the event this "table now" follows (its match's action ``n``)?"""
+        return self.file.body(table, journal, body["match"], body["n"]) is not None
 
     def _event(self, table, journal, ev):
         ident = ev.get("id")
