@@ -14,7 +14,7 @@ FORGED = "a\nERROR card-assistant: forged"  # a folder's name that would start a
 def cli(*args, **kw):
     return subprocess.run([sys.executable, "-m", "assistant.cli", *map(str, args)], cwd=kw.pop("cwd", ROOT),
                           env=kw.pop("env", ENV), capture_output=True, text=True, timeout=HANG,
-                          stdin=subprocess.DEVNULL, **kw)
+                          **({} if "input" in kw else {"stdin": subprocess.DEVNULL}), **kw)
 
 
 def test_a_newline_in_a_path_never_splits_a_log_or_error_line(tmp_path):
@@ -60,3 +60,19 @@ def test_a_relative_runtime_directory_is_said_and_the_state_folders_run_is_used(
         f"WARNING card-assistant: RUNTIME_DIRECTORY=run-here is not an absolute path (systemd sets one, "
         f"such as /run/card-assistant): the screen for the web page goes in {state}/run"]
     assert list(elsewhere.iterdir()) == [] and (state / "run").is_dir()
+
+
+def test_a_match_begun_with_deal_scan_resumes_with_it_when_the_sim_starts_without_the_flag(tmp_path):
+    """Fault (leftover of the last session): `sim --deal-scan` turned deal scan on for the box
+    without keeping it in the journal (only the menu's switch was kept), so started again on the
+    same --state-dir without the flag, the match resumed with deal scan off: the three cards P1
+    had scanned were dropped and the hands went unscanned. The match goes on as it was, and the
+    sim says so (the menu's switch, like the other flags, is for the next new match)."""
+    state = tmp_path / "state"
+    got = cli("sim", "--deal-scan", "--state-dir", state, input="\nJH\nJS\n1 AS KS QS\nq\n")
+    assert "Scan P1 3/7 P2 0/7" in got.stdout.splitlines()[-2], got.stdout[-400:]
+    got = cli("sim", "--state-dir", state, input="q\n")
+    said = [line for line in got.stdout.splitlines() if line.startswith(("card-assistant sim:", "  screen:"))]
+    assert said[0] == (f"card-assistant sim: {state} holds a match in play begun with --deal-scan, which goes on "
+                       "with deal scan on; without --deal-scan, the next new match has it off (hold OK: the menu "
+                       "switches it)") and said[-1] == "  screen: scan: P2 deals 7 each / Scan P1 3/7 P2 0/7", said

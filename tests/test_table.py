@@ -657,6 +657,24 @@ def test_scanned_cards_are_kept_over_a_power_cut(tmp_path):
     assert hand.split() == ["hand", "P1", "AS", "KS", "QS", "AC", "KC", "QC", "AD"]
 
 
+def test_a_match_begun_with_deal_scan_goes_on_with_it_when_the_config_says_off(tmp_path):
+    """Nothing accepted is lost (leftover of the last session): deal scan switched on by the
+    config (or `sim --deal-scan`) was not kept in the journal, only the menu's switch was, so a
+    restart with it off dropped the scan in progress (P1's three cards) and left the hands
+    unscanned. The match in play goes on with deal scan on; the next new match takes the config's."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")        # P2 deals 7
+    for c in ("AS", "KS", "QS"):
+        h.tap(1, c)
+    journal = Journal(str(tmp_path / "journal.sqlite3"))   # the box again, its config now off
+    again = Table(journal, DECK, pads=TOWERS_PADS, deal_scan=False, match=journal.resume().match)
+    assert again.deal_scan and again.scan_kept and "P1 3/7 P2 0/7" in again.view().prompt
+    again.new_match("towers")
+    assert not again.deal_scan
+    journal = Journal(str(tmp_path / "journal.sqlite3"))
+    assert not Table(journal, DECK, pads=TOWERS_PADS, deal_scan=False, match=journal.resume().match).deal_scan
+
+
 def test_a_kept_scan_of_another_hand_is_not_taken_up(tmp_path):
     """The kept scan names its match and hand: a line left from an earlier hand restores nothing."""
     h = Hands(tmp_path, deal_scan=True)

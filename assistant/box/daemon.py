@@ -78,6 +78,9 @@ def open_table(state_dir, deck, cfg_game, pads, deal_scan=False):
         table.set_alert("info", journal.summary or "; ".join(resumed.problems)[:120], "journal")
     if resumed.match is not None:
         log.info("resumed match %s after %d actions", resumed.match_id, len(resumed.match.actions))
+    if table.scan_kept:
+        log.info("deal scan stays on for match %s, which began with it; deal_scan = false applies "
+                 "from the next new match (or switch it off in the menu)", resumed.match_id)
     return table
 
 

@@ -23,6 +23,7 @@ from assistant.box.modes import MenuMode
 
 SETTING = "scan"  # "<match id> <hand number> <seat>:<card> ... [<seat>:hand]", the taps in order
 HAND = "hand"  # the last word "<seat>:hand": that seat's hand line holds the last scanned card
+SCANNED_MATCH = "deal_scan_match"  # the match played with deal scan on (its id): it goes on with it
 
 
 class DealScan:

@@ -31,7 +31,7 @@ from assistant.rules.match import Match
 from assistant.rules.shared import Refused
 from assistant.rules.scenario import GAME_OPTIONS, Action
 from assistant.box import modes, table_menus
-from assistant.box.deal_scan import DealScan
+from assistant.box.deal_scan import SCANNED_MATCH, DealScan
 from assistant.box.table_view import (HIDDEN_KINDS, accusation_words, build_view, choices_for, desk, result_lines,
                                       undone_words)
 from assistant.box.table_view import before as view_before
@@ -51,7 +51,13 @@ class Table:
         self.default_game = game
         self.default_options = dict(options or {})
         stored = _stored_setting(journal, "deal_scan")  # switched from the menu: kept over a restart
-        self.scan = DealScan(self, deal_scan if stored is None else stored == "on")
+        self.default_scan = deal_scan  # the config's (or sim --deal-scan's) switch, for a new match
+        on = deal_scan if stored is None else stored == "on"
+        # a match begun with deal scan on goes on with it, whatever the config says now: started
+        # again without --deal-scan, a scan half done was dropped and the hands went unscanned
+        self.scan_kept = match is not None and stored is None and not on and \
+            _stored_setting(journal, SCANNED_MATCH) == str(getattr(journal, "match_id", None))
+        self.scan = DealScan(self, on or self.scan_kept)
         self.match = match
         self.alert = None          # an Alert (kind, words, cause) over the screen, until cleared
         self._lying = None         # the pad of the card the "card-lying" alert is about
@@ -68,6 +74,8 @@ class Table:
             table_menus.game_menu(self)
         else:
             self.scan.restore()  # the cards scanned before a restart, as the journal kept them
+            if self.scan.on and not self.scan_kept:
+                self._mark_scanned_match()
 
     @property
     def desk(self):
@@ -81,6 +89,7 @@ class Table:
     @deal_scan.setter
     def deal_scan(self, on):
         self.scan.on = on
+        self.scan_kept = False  # switched from the menu: kept as the menu's
 
     @property
     def alert_cause(self):
@@ -293,6 +302,15 @@ class Table:
         else:
             modes.press(self, name)
 
+    def _mark_scanned_match(self):
+        """Keep in the journal that the match in play is played with deal scan on (not said if
+        the journal cannot keep it: it refuses the match's actions too, and says so)."""
+        try:
+            if _stored_setting(self.journal, SCANNED_MATCH) != str(self.journal.match_id):
+                self.journal.set_setting(SCANNED_MATCH, self.journal.match_id)
+        except Exception:  # a read-only or failing journal: the config's switch stands at a restart
+            pass
+
     def new_match(self, game, options=None, seats=None):
         if seats is None and self.players:  # players' tags: each seat taps one first
             table_menus.seat_menu(self, game, options, [])
@@ -314,6 +332,10 @@ class Table:
         if GAME_OPTIONS[game]:
             self.default_options = dict(options)
         self.scan.clear()
+        if self.scan_kept:  # the match that kept deal scan on is over: the config's switch again
+            self.scan_kept, self.scan.on = False, self.default_scan
+        if self.scan.on:
+            self._mark_scanned_match()
         self.cursor = 0
         self.result = self.last_trick = None
         self.note = None

@@ -253,6 +253,10 @@ def main(argv):
                 f"match (hold OK: the menu)")
         if words := other_rules_words(args):
             say(words)
+        if getattr(sim.table, "scan_kept", False):
+            say(f"card-assistant sim: {shown(args.state_dir)} holds a match in play begun with --deal-scan, "
+                f"which goes on with deal scan on; without --deal-scan, the next new match has it off "
+                f"(hold OK: the menu switches it)")
         if not args.state_dir:  # quit and start again: a fresh journal, unless it is named ('' names none)
             say(f"card-assistant sim: the journal is in {shown(state_dir)}, a new temporary folder; to keep "
                 f"the match and resume it after quitting, start with --state-dir FOLDER")
