@@ -76,3 +76,49 @@ def test_a_match_begun_with_deal_scan_resumes_with_it_when_the_sim_starts_withou
     assert said[0] == (f"card-assistant sim: {state} holds a match in play begun with --deal-scan, which goes on "
                        "with deal scan on; without --deal-scan, the next new match has it off (hold OK: the menu "
                        "switches it)") and said[-1] == "  screen: scan: P2 deals 7 each / Scan P1 3/7 P2 0/7", said
+
+
+def test_the_now_page_says_when_a_killed_sim_stopped_being_heard(tmp_path):
+    """Fault (leftover of the last session): a box killed (SIGKILL, a crash) never removes its
+    screen file; on the box it lives on a tmpfs that goes with the service, but a sim's stays in
+    STATE/run, and its Now page showed that last screen, alerts and all, as live for ever. The
+    file names its writer (process number and start time): once that process is gone the page
+    shows the table from the journal and says when the box stopped being heard."""
+    import json
+    import signal
+    import time
+    from assistant.box.screen_file import FILE
+    from assistant.web.pages import board_html
+    from assistant.web.site import Site
+    state = tmp_path / "state"
+    sim = subprocess.Popen([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(state)], cwd=ROOT,
+                           env=ENV, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           text=True)
+    site = None
+    try:
+        sim.stdin.write("\nJH\n")  # a towers match, one card flipped
+        sim.stdin.flush()
+        deadline = time.monotonic() + HANG
+        while True:  # (a guard against a hang, not a measurement)
+            try:
+                if json.loads((state / "run" / FILE).read_text())["rows"] == 1:
+                    break
+            except (OSError, ValueError, KeyError):
+                pass
+            assert time.monotonic() < deadline, "the sim never showed its first flip"
+            time.sleep(0.05)
+        site = Site(str(state))
+        now = site.now()
+        assert now["source"] == "box" and "stopped" not in now
+        sim.send_signal(signal.SIGKILL)
+        sim.wait(HANG)
+        assert (state / "run" / FILE).exists()  # left behind, as a killed box leaves it
+        now = site.now()
+        assert now["source"] == "journal" and now["stopped"] == round((state / "run" / FILE).stat().st_mtime)
+        assert "The box stopped being heard at " in board_html(now)
+    finally:
+        if sim.poll() is None:
+            sim.kill()
+            sim.wait(HANG)
+        if site is not None:
+            site.close()

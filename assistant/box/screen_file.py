@@ -11,6 +11,16 @@ a tmpfs: nothing wears the SD card), else the folder ``run`` of the state folder
 the tests). Beside the View it says the journal's match and row count at that frame, so the web
 page can tell a file the journal has moved past; the box removes it when it stops.
 
+A box that ends without stopping (SIGKILL, a crash, a power cut) leaves its file: on the box it
+is on a tmpfs that goes with the service, but the simulator's ``STATE_DIR/run`` stays, and its Now
+page looked live for ever. So the file names its writer: its process number and that process's
+start time (``/proc/PID/stat``; a number the kernel gives again to another process is not the
+box). The web page asks the kernel whether that process still runs (:func:`writer_gone`), rather
+than judging the file's age (the box writes a frame only when the screen changes: a table idle
+between hands for half an hour is alive) or a heartbeat (a write every few seconds for ever, on
+the state folder's card when it is not a tmpfs); like the state folder's lock, the answer holds
+however the box ended, and the page takes no lock that could refuse a box starting.
+
 >>> from assistant.box.view import View
 >>> d = view_json(View(game="towers", seats=("Ann", "Bob"), phase="play", score=(1, 0), turn=1,
 ...                    trick=((0, 8),)), ("Ann", "Bob"))
@@ -90,6 +100,35 @@ def view_json(view, names=None):
     }
 
 
+def process_started(pid):
+    """When process ``pid`` started (clock ticks after boot: /proc/PID/stat's 22nd field), or None
+    where /proc does not say (no /proc, a process hidden from this user)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[19])  # the name, in (), may hold spaces
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def writer_gone(data):
+    """Has the process that wrote this screen file ended (or was its number given to another
+    since)? False for a file that names no writer (an older box's: shown as before)."""
+    writer = data.get("writer")
+    pid = writer.get("pid") if isinstance(writer, dict) else None
+    if pid is None:
+        return False
+    if type(pid) is not int or not 0 < pid < 2 ** 22:  # no process has it (0 or less signals groups)
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's process (PermissionError): it runs
+        pass
+    started, now = writer.get("started"), process_started(pid)
+    return started is not None and now is not None and started != now
+
+
 class ScreenFile:
     """Written by the daemon after each frame; a frame like the last is not written again. A
     folder that cannot take it is said once in the log: the web page then rebuilds the table
@@ -100,9 +139,10 @@ class ScreenFile:
         self.path = os.path.join(self.folder, FILE)
         self._last = None
         self._failed = False
+        self.writer = {"pid": os.getpid(), "started": process_started(os.getpid())}  # see writer_gone
 
     def write(self, view, match_id, rows, names=None):
-        text = json.dumps({"match": match_id, "rows": rows, "view": view_json(view, names)},
+        text = json.dumps({"match": match_id, "rows": rows, "writer": self.writer, "view": view_json(view, names)},
                           ensure_ascii=False, separators=(",", ":"))
         if text == self._last:
             return
@@ -132,16 +172,19 @@ class ScreenFile:
 
 
 def read_screen(folder):
-    """``(data, text)`` of the screen file in ``folder``, or None when there is none usable."""
+    """``(data, text, written)`` of the screen file in ``folder`` (``written``: its time), or None
+    when there is none usable."""
     try:
         # a regular file only: a pipe in its place would hold every page waiting for a writer
-        text = read_small(os.path.join(folder, FILE), MAX_SIZE).decode("utf-8")
+        path = os.path.join(folder, FILE)
+        text = read_small(path, MAX_SIZE).decode("utf-8")
+        written = os.stat(path).st_mtime
         data = json.loads(text)
     except (OSError, ValueError, RecursionError):  # nested past Python's limit: no screen the box wrote
         return None
     if not isinstance(data, dict) or not _is_view(data.get("view")):
         return None
-    return data, text
+    return data, text, written
 
 
 def _text(x):

@@ -172,7 +172,11 @@ def board_html(now):
             for n in v["seats"])
         parts.append(f'<div class="table">{cols}</div>')
     parts += [f'<p class="prompt">{escape(line)}</p>' for line in v["prompt"]]
-    if now.get("source") == "journal":
+    if now.get("source") == "journal" and now.get("stopped"):
+        parts.append(f'<p class="quiet">The box stopped being heard at {when(now["stopped"])}: it ended '
+                     'without stopping (killed, or the power cut). Rebuilt from the journal, so its '
+                     'alerts and the last trick are not shown.</p>')
+    elif now.get("source") == "journal":
         parts.append('<p class="quiet">Rebuilt from the journal: the box is not running (or is a '
                      'moment behind), so its alerts and the last trick are not shown.</p>')
     return "".join(parts)

@@ -17,7 +17,7 @@ from assistant.rules.scenario import ScenarioError, parse_action
 from assistant.box.stats import IN_PLAY, standings, wins_over_time
 from assistant.repeated import Repeated
 from assistant.web.history import History
-from assistant.box.screen_file import read_screen, runtime_dir, view_json
+from assistant.box.screen_file import read_screen, runtime_dir, view_json, writer_gone
 from assistant.web.now import view_of
 
 log = logging.getLogger("card-assistant.web")
@@ -74,6 +74,9 @@ class Site:
             recs = self._read(self.history.records)
             latest = self.history.latest
             shown = read_screen(self.runtime)
+            stopped = None  # when the screen was last written by a box that has since ended
+            if shown is not None and writer_gone(shown[0]):  # killed: it never removed its screen
+                stopped, shown = round(shown[2]), None
             rec = recs[-1] if recs and recs[-1].id == latest[0] else None
             state = rec.state if rec else None
             if shown is not None and (shown[0].get("match"), shown[0].get("rows")) == latest:
@@ -82,13 +85,13 @@ class Site:
             if rec is None:
                 return {"id": None, "version": "none", "state": None, "source": None, "view": None,
                         "message": self.history.problem or "No match in the journal yet."}
-            version = f"{rec.id}:{rec.actions}:{len(rec.hands)}:{rec.state}"
+            version = f"{rec.id}:{rec.actions}:{len(rec.hands)}:{rec.state}:{stopped}"
             if self._now[0] == version:
                 return self._now[1]
             found = self._read(self.history.scenario_lines, rec.id)
             view = view_of(rec, found[3], self.history.journal) if found else None
             answer = {"id": rec.id, "version": version, "state": rec.state, "source": "journal",
-                      "view": None if view is None else view_json(view, rec.seats),
+                      "view": None if view is None else view_json(view, rec.seats), "stopped": stopped,
                       "message": "" if view else "The match in play cannot be shown."}
             self._now = (version, answer)
             return answer
