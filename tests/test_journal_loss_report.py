@@ -88,3 +88,42 @@ def test_a_lost_wal_alert_says_the_number_and_fits_the_screen(tmp_path):
     words = table.alert.text
     assert words == f"Journal: the storage lost {SAVED - CHECKPOINTED} saved action(s); see the log"
     assert len(_wrap(words, W - 10 - 4)) <= 4
+
+
+def test_a_repair_not_seen_before_the_box_was_killed_is_said_again_until_seen(tmp_path, caplog):
+    """Fault (leftover of the last session): the repair's numbers (what was recovered, lost, set
+    aside) were said at the start that repaired the journal only; a box killed then (a watchdog
+    restart, a second power cut) started on the repaired journal, sound now, and said nothing, so
+    a user who did not see the first start never learned of the loss. The words are kept in the
+    journal and said again at each start (log and screen) until a person has seen the alert: on
+    the screen, then taken away by a press."""
+    import signal
+    from assistant.sim.simbox import SimBox
+    from test_state_lock import start_box
+    state = tmp_path / "state"
+    state.mkdir()
+    path = state / "journal.sqlite3"
+    fill(path, SIX)
+    with open(path, "r+b") as f:
+        f.truncate(5 * 4096)
+    box = start_box(tmp_path, state)  # the real daemon repairs the journal and shows the alert ...
+    box.send_signal(signal.SIGKILL)   # ... and is killed before anyone pressed a button
+    assert "Journal damaged: " in box.communicate()[1]
+    with caplog.at_level(logging.WARNING):
+        again = open_table(str(state), {}, Game(), ("play",))
+    again.journal.close()
+    words = again.alert.text
+    assert any(m.startswith("the journal was repaired at a start at ") and "which stopped before anyone saw "
+               "it: Journal damaged: " in m for m in caplog.messages), caplog.messages
+    assert words.startswith("Journal damaged: recovered ") and words.endswith("; see the log")
+    sim = SimBox(state).start()  # the box again: the alert is up until a press
+    try:
+        assert sim.box.view.alert.text == words
+        sim.press("back")
+    finally:
+        sim.stop()
+    j = Journal(str(path))
+    try:
+        assert j.resume().problems == [] and j.summary is None  # seen: not said again
+    finally:
+        j.close()

@@ -103,6 +103,7 @@ def test_fault_1_an_empty_or_missing_file_beside_its_wal_is_recovered_by_the_box
     empty_the_file(path, how)
     j = Journal(str(path))
     r = j.resume()
+    j.repair_seen()  # its alert seen at the table (else said again: test_journal_loss_report)
     j.close()
     assert r.match_id == 1 and len(r.match.actions) == 7
     assert lines(path) == want

@@ -69,6 +69,7 @@ class Journal(Opening, Losses):
         self.lock = threading.Lock()  # the publisher's thread shares this connection
         self._record_said = False  # the count record's problem is logged once
         self._look = preflight.Look(None)  # the files as they were before any connection
+        self._repaired = (None, None)  # this start's repair: (summary, words), see _unseen_repair
         self.db = self._open_for_reading(check_files=True) if readonly else self._open()
         self._watched = os.path.exists(self.path)  # this connection's file: seen if it is removed
         self._file = self._file_now()  # (inode, size): seen if it is cut short
@@ -76,6 +77,7 @@ class Journal(Opening, Losses):
         if not self.readonly:
             self.record = files.CountRecord(self.path + ".count")
             self._judge_losses()
+        self.unseen_repair = False if self.readonly else self._unseen_repair()  # kept until seen
 
     # --- writing
     def _write(self, sql, args, also=None, outbox=()):

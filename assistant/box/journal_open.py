@@ -11,8 +11,10 @@ or a journal locked by another program, is one line naming the path.
 :class:`Opening` is a part of :class:`assistant.box.journal.Journal`: its methods use the
 journal's ``path``, ``readonly``, ``problems``, ``recovered``, ``summary`` and ``_look``.
 """
+import json
 import os
 import sqlite3
+import time
 
 from assistant.box import journal_files as files
 from assistant.box import preflight
@@ -20,6 +22,7 @@ from assistant.box.journal_files import JournalBusy, JournalError, JournalNeedsR
 from assistant.box.salvage import BadRow, check, check_schema, salvage, salvage_files, write_recovered
 
 SCHEMA_VERSION = 1
+UNSEEN = "repair_unseen"  # the setting that keeps a start's repair words until a person saw them
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS matches (
@@ -260,7 +263,45 @@ class Opening:
         # the screen's alert has room for four short lines: the numbers; where the file is: the log
         lost_short = f", lost {lost}" if lost is not None else ""
         self.summary = f"Journal damaged: recovered {kept}{lost_short}, set aside {aside_n}; see the log"
+        self._repaired = (self.summary, self.problems[-1])
         return db
+
+    def _unseen_repair(self):
+        """Keep a repair's numbers in the journal until a person has seen them: a box killed just
+        after its start repaired the journal (a watchdog restart, a second power cut) said them
+        only at that start, so a user who did not see it never learned that actions were lost or
+        set aside. The words of one not seen yet are said again (log and screen) at this start;
+        this start's repair is kept for the next until :meth:`repair_seen`. True while one is kept."""
+        try:
+            earlier = json.loads(self.setting(UNSEEN) or "null")
+        except (sqlite3.Error, ValueError):
+            earlier = None
+        if isinstance(earlier, dict) and isinstance(earlier.get("log"), str):  # an earlier start's, unseen
+            at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(earlier["at"] if type(earlier.get("at")) is int else 0))
+            self.problems.insert(0, f"the journal was repaired at a start at {at}, which stopped before "
+                                    f"anyone saw it: {earlier['log']}")
+            if self.summary is None:
+                self.summary = str(earlier.get("summary") or "Journal repaired at an earlier start; see the log")[:120]
+        if self._repaired[0] is not None:
+            summary, words = self._repaired
+            note = {"at": round(time.time()), "summary": summary, "log": words}
+            while len(json.dumps(note)) > 400 and note["log"]:  # a setting a later repair still carries
+                note["log"] = note["log"][:-20]
+            earlier = note
+            try:
+                self.set_setting(UNSEEN, json.dumps(note))
+            except JournalError:  # a card that keeps nothing: said at this start only
+                return False
+        return isinstance(earlier, dict)
+
+    def repair_seen(self):
+        """A person saw the repair's words (its alert was on the screen, then a press or tap took it
+        away): not said again at the next start."""
+        try:
+            if self.setting(UNSEEN) is not None:
+                self._write("DELETE FROM meta WHERE key=?", (f"setting:{UNSEEN}",))
+        except (JournalError, sqlite3.Error):
+            pass
 
 
 def error_kind(e, path):

@@ -70,6 +70,9 @@ class Box:
         self.timing = timing.clock()  # card-assistant run --timing
         self.screen_file = None  # a ScreenFile: each frame's View for the web page
         self.renderer = Renderer(see)  # works out and draws the frame while the box stores
+        # a repair's words kept in the journal until seen: its alert on the screen, then taken away
+        self._repair = "kept" if getattr(table.journal, "unseen_repair", False) else None
+        self._repair_words = getattr(table.journal, "summary", None)
         if isinstance(table.journal, Journal):
             table.journal = DeferredJournal(table.journal)
 
@@ -108,6 +111,8 @@ class Box:
         shown, self.view, self.frame = self.view, view, frame
         self.display.show(frame, data)
         t and (t.mark("to display"), t.done())
+        if self._repair is not None:
+            self._repair_seen(view)
         if after is not None:  # the log lines after the frame: they never delay the screen
             self._log_actions(shown)
         if self.screen_file is not None:  # after the frame: never delays the screen
@@ -116,6 +121,15 @@ class Box:
                                    m.seats if m is not None else None)
         if self.alerts is not None:
             self.alerts.update(self.view.alert)
+
+    def _repair_seen(self, view):
+        """The journal's repair alert was on the screen and an event took it away: a person saw it."""
+        up = view.alert is not None and view.alert.cause == "journal" and view.alert.text == self._repair_words
+        if up:
+            self._repair = "shown"
+        elif self._repair == "shown":
+            self._repair = None
+            self.table.journal.repair_seen()
 
     def step(self, event):
         if isinstance(event, Stop):
