@@ -14,7 +14,7 @@ from pathlib import Path
 
 from assistant.rules.cards import TWENTY_NINE_PACK, CardError, card_label, parse_card
 from assistant.box.deck import DeckError, load_deck, missing, save_deck
-from assistant.cli import argument_parser, cannot_write
+from assistant.cli import argument_parser, cannot_write, shown
 from assistant.box.players import PlayersError, load_players
 from assistant.box.reader_port import DEFAULT_PORT, open_reader  # noqa: F401 (callers import them here)
 from assistant.hw.events import PadConflict, ReaderStatus, TagArrived
@@ -170,7 +170,7 @@ def main(argv, events=None):
     try:
         if args.verify:
             job = Verification(deck, cards)
-            say(f"Verifying {args.deck}: tap each card as it is named.")
+            say(f"Verifying {shown(args.deck)}: tap each card as it is named.")
             walk(job, events, args.pad, say)
             right = len(job.cards) - len(job.wrong)
             say(f"{right} of {len(job.cards)} right." + "".join(f"\n  {c}: {w}" for c, w in job.wrong))
@@ -180,14 +180,14 @@ def main(argv, events=None):
             return 0 if not job.wrong else 1
         job = Enrolment(deck, cards, players_beside(args.deck))
         todo = len([c for c in cards if c not in set(deck.values())])
-        say(f"Enrolling into {args.deck}: {todo} card(s) to tap, on any pad"
+        say(f"Enrolling into {shown(args.deck)}: {todo} card(s) to tap, on any pad"
             f"{'' if args.pad is None else f' (pad {args.pad})'}. Ctrl-C stops; tapped cards are kept.")
         walk(job, events, args.pad, say, on_accept=lambda: save_deck(deck, args.deck))
-        say(f"Done: {len(deck)} cards in {args.deck}." + (f" Still missing: {' '.join(missing(deck))}"
+        say(f"Done: {len(deck)} cards in {shown(args.deck)}." + (f" Still missing: {' '.join(missing(deck))}"
                                                          if missing(deck) else ""))
         return 0
     except KeyboardInterrupt:
-        say(f"\nStopped: {len(deck)} cards saved in {args.deck}; run again to carry on.")
+        say(f"\nStopped: {len(deck)} cards saved in {shown(args.deck)}; run again to carry on.")
         return 130
     finally:
         if reader is not None:
