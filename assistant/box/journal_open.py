@@ -273,15 +273,20 @@ class Opening:
         set aside. The words of one not seen yet are said again (log and screen) at this start;
         this start's repair is kept for the next until :meth:`repair_seen`. True while one is kept."""
         try:
-            earlier = json.loads(self.setting(UNSEEN) or "null")
-        except (sqlite3.Error, ValueError):
+            earlier = json.loads((self.setting(UNSEEN) or "null")[:4096])
+        except (sqlite3.Error, ValueError, RecursionError):  # (not the box's: edited by hand)
             earlier = None
-        if isinstance(earlier, dict) and isinstance(earlier.get("log"), str):  # an earlier start's, unseen
-            at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(earlier["at"] if type(earlier.get("at")) is int else 0))
-            self.problems.insert(0, f"the journal was repaired at a start at {at}, which stopped before "
-                                    f"anyone saw it: {earlier['log']}")
+        if not (isinstance(earlier, dict) and isinstance(earlier.get("log"), str)):
+            earlier = None
+        if earlier is not None:  # an earlier start's, unseen
+            at = earlier.get("at")  # (a number no clock gives, in a journal edited by hand: no time)
+            at = time.strftime(" at %Y-%m-%d %H:%M UTC", time.gmtime(at)) if type(at) is int and 0 < at < 2 ** 33 else ""
+            self.problems.insert(0, f"the journal was repaired at a start{at}, which stopped before "
+                                    f"anyone saw it: {earlier['log'][:400]}")
             if self.summary is None:
-                self.summary = str(earlier.get("summary") or "Journal repaired at an earlier start; see the log")[:120]
+                said = earlier.get("summary")
+                self.summary = (said if isinstance(said, str) and said else
+                                "Journal repaired at an earlier start; see the log")[:120]
         if self._repaired[0] is not None:
             summary, words = self._repaired
             note = {"at": round(time.time()), "summary": summary, "log": words}
@@ -292,7 +297,7 @@ class Opening:
                 self.set_setting(UNSEEN, json.dumps(note))
             except JournalError:  # a card that keeps nothing: said at this start only
                 return False
-        return isinstance(earlier, dict)
+        return earlier is not None
 
     def repair_seen(self):
         """A person saw the repair's words (its alert was on the screen, then a press or tap took it
