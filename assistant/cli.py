@@ -71,6 +71,9 @@ def state_dir_problem(path):
         return f"{path} cannot be reached ({e.strerror}): run this as the box's user, or with sudo"
     if stat.S_ISDIR(mode):
         return None
+    if not stat.S_ISREG(mode):  # a socket, a pipe, a device: said as what it is
+        from assistant.textfile import not_a_file
+        return f"{path} {not_a_file(mode, 'a folder')} (--state-dir names the box's state folder)"
     return f"{path} is a file, not a folder (--state-dir names the box's state folder)"
 
 

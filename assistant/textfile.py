@@ -23,14 +23,15 @@ class NotSmallFile(ValueError):
     the path nor the reader (the caller says what the file is for)."""
 
 
-def not_a_file(mode):
-    """What a name that is neither a file nor a folder is, in words ("is a socket, not a file"):
+def not_a_file(mode, wanted="a file"):
+    """What a name that is neither a file nor a folder is, in words ("is a socket, not a file";
+    ``wanted``: what it should have been, "a folder" for a state folder):
     "not a file (a device, a pipe or a socket)" left the owner to find out which, and a socket
     was "cannot be read (No such device or address)", the kernel's words for opening one."""
     kind = ("a socket" if stat.S_ISSOCK(mode) else "a named pipe (a FIFO)" if stat.S_ISFIFO(mode)
             else "a device (a character device)" if stat.S_ISCHR(mode)
             else "a device (a block device)" if stat.S_ISBLK(mode) else "not a regular file")
-    return f"is {kind}, not a file" if kind != "not a regular file" else "is not a regular file"
+    return f"is {kind}, not {wanted}" if kind != "not a regular file" else f"is not {wanted}"
 
 
 def read_small(path, limit=LIMIT):

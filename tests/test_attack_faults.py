@@ -94,6 +94,10 @@ def test_a_socket_given_as_the_config_is_named_a_socket_in_one_line(tmp_path):
             lines = proc.stderr.splitlines()
             assert proc.returncode != 0 and len(lines) == 1, proc.stderr
             assert f"{tmp_path / 'config.toml'}: is a socket, not a file" in lines[0], proc.stderr
+        for command in (("web",), ("export", "-"), ("sim", "--bots")):  # given as the state folder
+            proc = card_assistant(*command, "--state-dir", tmp_path / "config.toml")
+            assert proc.returncode != 0 and len(proc.stderr.splitlines()) == 1, proc.stderr
+            assert "config.toml is a socket, not a folder" in proc.stderr.replace(": that", ""), proc.stderr
     finally:
         sock.close()
     proc = card_assistant("export", "-", "--config", "/dev/null")

@@ -168,6 +168,9 @@ def parse_args(argv):
             kind = what_is_at(folder) if folder is not None else None
         except OSError as e:  # a folder under one this user may not enter, a name too long
             p.error(f"{flag} {folder}: cannot be reached ({e.strerror})")
+        if kind == "other":  # a socket, a pipe, a device: said as what it is
+            from assistant.textfile import not_a_file
+            p.error(f"{flag} {folder}: that {not_a_file(os.stat(folder).st_mode, 'a folder')}")
         if kind not in (None, "folder"):
             p.error(f"{flag} {folder}: that is a file, not a folder")
     return args
