@@ -187,6 +187,8 @@ class Table:
         self.showing = None
         e = m.engine
         if action.kind == "undo":
+            if history[-1].kind == "call":  # a call taken back (D9) is no call in N5's words
+                self.callers.discard((e.hand_no, self.desk.tricks_done(e) + 1, e.to_act))
             self.note = undone_words(history[-1], e.to_act, m.seats)
         else:
             new = e.book.proven[proven:]
