@@ -61,3 +61,12 @@ def test_hold_back_while_showing_leaves_the_showing_and_undoes_nothing(tmp_path)
     out = sim(tmp_path, PAIR_P3 + "u\n")
     assert screens(out)[-1] == "play: P3 takes trick 1 / Pair not declared"
     assert "Undone" not in out
+
+
+def test_a_card_typed_alone_while_a_pair_is_shown_goes_on_the_showing_seats_pad(tmp_path):
+    """Fault (review): in the sim a card typed without a pad went on the pad of the player to act
+    (P3 leads trick 2), so P1 showing a pair was refused "P1's pair is shown on P1's pad" for a
+    card typed as the screen asked; it goes on the pad of the seat the screen asks a card of."""
+    out = sim(tmp_path, PAIR_P1 + "KH\n")
+    assert "REFUSED" not in out
+    assert screens(out)[-1] == "play: Pair: P1 taps Q♥ / Back: not now"

@@ -352,9 +352,13 @@ def _is_card(text):
 
 def default_pad(sim):
     """The pad a card typed alone goes on: that of the seat the screen asks a card of (the towers
-    dealer while it asks for the discard), else the player to act's, else the centre."""
+    dealer while it asks for the discard, the seat showing a pair), else the player to act's, else
+    the centre."""
     e = sim.table.match.engine if sim.table.match else None
     seat = e.dealer if sim.box.view.phase == "discard" else getattr(e, "to_act", None)
+    showing = getattr(sim.table, "showing", None)  # (a journal it cannot use: no table, no pair)
+    if showing is not None:
+        seat = showing[0]
     return pad_for(sim.table, seat)
 
 
