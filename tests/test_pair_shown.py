@@ -70,3 +70,12 @@ def test_a_card_typed_alone_while_a_pair_is_shown_goes_on_the_showing_seats_pad(
     out = sim(tmp_path, PAIR_P1 + "KH\n")
     assert "REFUSED" not in out
     assert screens(out)[-1] == "play: Pair: P1 taps Q♥ / Back: not now"
+
+
+def test_a_card_of_the_pair_taken_after_a_refusal_clears_that_refusal(tmp_path):
+    """Fault (review): after a wrong card ("8♥ is not K♥ Q♥"), the K♥ tapped next was taken but
+    the refusal stayed over the screen, so it read as if K♥ had been refused too; a card shown
+    clears an earlier refusal, as a counted deal-scan card does."""
+    out = sim(tmp_path, PAIR_P3 + "3 8H\n3 KH\n")
+    assert "REFUSED: 8♥ is not K♥ Q♥ (Back: not now)" in out
+    assert screens(out)[-1] == "play: Pair: P3 taps Q♥ / Back: not now"

@@ -188,6 +188,8 @@ def show_tap(table, pad_seat, c):
     if c not in wanted:
         table.alert_refused(f"{card_label(c)} is not {show_words(table)} (Back: not now)", "not-the-pair")
         return
+    if table.alert is not None and table.alert.kind == "refused":
+        table.alert = None  # shown: an earlier refusal no longer stands over it (as a scanned card)
     if len(wanted) > 1:
         table.showing = (seat, wanted - {c})
         return
