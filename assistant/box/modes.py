@@ -14,8 +14,9 @@
 
 A short press goes down the stack until a mode takes it (:func:`press`). A held button
 means the same in every mode and is the table's own: hold OK for the menu, hold Back to
-undo. The modes' data are the table's ``menu`` (a :class:`MenuMode`), ``alert`` (a
-:class:`~assistant.box.view.Alert`, with its cause) and ``result`` (the hand's lines).
+undo (while a pair is shown, hold Back only leaves the showing, as Back does). The modes'
+data are the table's ``menu`` (a :class:`MenuMode`), ``alert`` (a
+:class:`~assistant.box.view.Alert`, with its cause), ``showing`` and ``result`` (the hand's lines).
 
 >>> MenuMode("Menu", (("Close", None), ("Undo last", None))).moved(-1).selected
 1

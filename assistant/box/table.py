@@ -11,7 +11,8 @@ first and OK on it does nothing), Back clears any alert; hold OK for the menu
 ("Close" first; claim, accuse, finish, double, pair, deal scan, new match), hold
 Back to undo the last action. OK opens the menu at the match end. What a short
 press acts on is the top of the screen's mode stack (:mod:`assistant.box.modes`:
-menu, alert, match end, result, choices); the menus are :mod:`assistant.box.table_menus`.
+menu, alert, a pair shown, match end, result, choices); the menus are
+:mod:`assistant.box.table_menus`.
 
 Every alert says why it is up (``Alert.cause``: a refusal code of the rules, or one of
 :data:`assistant.box.view.CAUSES`). Deal scan is :mod:`assistant.box.deal_scan`.
