@@ -569,3 +569,30 @@ def test_a_firmware_that_stops_reading_never_holds_a_send(tmp_path):
         os.close(master)  # first: a send still blocked (the test failed) fails and lets go
         reader.stop()
         os.close(slave)
+
+
+def test_a_reader_gone_for_good_after_a_storm_of_drops_is_logged(tmp_path, caplog):
+    """Fault (review of the storm of drops, 33c1084): after a first loss the next losses are
+    counted, and so were their outages' "cannot open" lines; a reader that dropped twice and then
+    stayed away (the plug out for good) left the log saying "opened" as its last word about the
+    reader, for as long as the box ran. A quiet outage is said once its retries have reached their
+    longest wait (no flicker of a loose plug lasts that long), and its end with it."""
+    caplog.set_level(logging.INFO, logger="assistant.hw.reader")
+    link = tmp_path / "card-reader"
+    vf = VirtualFirmware(link).plug()
+    reader = Reader(str(link), queue.Queue(), silence=None, backoff=(0.01, 0.04)).start()
+    try:
+        assert vf.host_ready.wait(HANG_GUARD)
+        vf.unplug()
+        vf.plug()  # the first drop of a storm: logged
+        assert vf.host_ready.wait(HANG_GUARD)
+        vf.unplug()  # the second: counted, and the reader stays away
+        deadline = time.monotonic() + HANG_GUARD
+        while reader.counts["open failed"] < 12 and time.monotonic() < deadline:  # retried at its longest wait
+            time.sleep(0.01)
+        said = [r.getMessage() for r in caplog.records]
+        last_loss = max(i for i, m in enumerate(said) if "link lost" in m or "opened" in m)
+        assert [m for m in said[last_loss:] if "cannot open" in m], said
+    finally:
+        reader.stop()
+        vf.unplug()

@@ -187,7 +187,9 @@ class Reader:
         except (*LINK_ERRORS, ValueError) as e:
             self.counts["open failed"] += 1
             out.append(ReaderStatus(False, _cannot_open(self.port, e)))
-            if not self._quiet_outage:
+            # a quiet outage (one more drop of a storm) is said once its retries wait their
+            # longest: no flicker of a loose plug lasts that long, a plug out for good does
+            if not self._quiet_outage or self._delay >= self.backoff[1]:
                 self._repeated.happened("open", f"reader: cannot open {self.port} ({e}); retrying "
                                         f"every {self.backoff[1]:g} s at most")
             self.next_open = time.monotonic() + self._delay
