@@ -341,18 +341,22 @@ NOTES = {  # what a figure of the standings counts, under its table
 
 def on_one_axis(series):
     """Each side's ``[(match, wins so far)]`` on one x axis, the game's finished matches in order,
-    so that lines line up in time: None before the side's first match (its line starts at 0 just
-    before it), its wins so far after it, level through the matches it did not play."""
+    so that lines line up in time: a point at each match the side played, its line starting at 0
+    just before the first and held level to the last match of the axis; None elsewhere (no point,
+    so a club of 40 players over 2,000 matches draws as many points as matches they played).
+
+    >>> on_one_axis([("Ann", [(1, 1), (5, 2)]), ("Bob", [(2, 0), (5, 0)]), ("Cy", [(2, 1)])])
+    [('Ann', [0, 1, None, 2]), ('Bob', [None, 0, 0, 0]), ('Cy', [None, 0, 1, 1])]
+    """
     order = sorted({k for _, s in series for k, _ in s})  # match ids (the board's: sortable keys)
     at = {k: i + 1 for i, k in enumerate(order)}
     out = []
     for name, s in series:
         ys = [None] * (len(order) + 1)
-        first = at[s[0][0]]
-        ys[first - 1] = 0
-        wins = dict((at[k], w) for k, w in s)
-        for i in range(first, len(ys)):
-            ys[i] = wins.get(i, ys[i - 1])
+        ys[at[s[0][0]] - 1] = 0
+        for k, wins in s:
+            ys[at[k]] = wins
+        ys[-1] = s[-1][1]
         out.append((name, ys))
     return out
 
@@ -380,7 +384,6 @@ def players_page(standings, over_time, nav=NAV, note="", empty="No match in the 
             parts.append(f"<h2>{GAME_NAMES[game]}: wins over time</h2>"
                          + line_chart(on_one_axis(series), f"wins after each {GAME_NAMES[game]} match",
                                       "matches")
-                         + f'<p class="quiet">One point a finished {escape(GAME_NAMES[game])} match, oldest '
-                           'first: a line begins before its first match and stays level through the '
-                           'matches it did not play.</p>')
+                         + f'<p class="quiet">The finished {escape(GAME_NAMES[game])} matches, oldest first: '
+                           'a point for each match a player played, from 0 just before their first.</p>')
     return page("Players", "/players", "".join(parts), nav=nav)
