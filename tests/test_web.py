@@ -526,3 +526,30 @@ def test_thousands_of_matches_are_listed_a_hundred_a_page_not_all_at_once(tmp_pa
         server.shutdown()
         server.server_close()
         server.site.close()
+
+
+def test_a_ninth_player_s_line_is_not_drawn_exactly_as_the_first_s(tmp_path):
+    """Fault: the charts had 8 colours and no other mark: at a club with a ninth player (or
+    partnership) on the wins over time chart, their line and legend were the first's exactly.
+    Past 8 the colours come round again dashed, in the line and in its legend."""
+    import re
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
+    names = [f"N{k:02d}" for k in range(10)]
+    for a, b in zip(names[::2], names[1::2]):
+        j.new_match(sc.game, (a, b), sc.options)
+        for _, action in sc.actions():
+            j.append(action)
+    j.close()
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        _, _, text = request(server.server_address[1], "GET", "/players")
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.site.close()
+    lines = re.findall(r'<polyline fill="none" stroke="([^"]+)" stroke-width="2"(?: stroke-dasharray="([^"]+)")?', text)
+    keys = re.findall(r'<line x1="1" x2="21" y1="6" y2="6" stroke="([^"]+)" stroke-width="3"(?: stroke-dasharray="([^"]+)")?', text)
+    assert len(lines) == 10 and len(set(lines)) == 10, lines
+    assert keys == lines  # the legend shows each line as it is drawn

@@ -7,6 +7,17 @@
 from html import escape
 
 COLOURS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457")
+DASHES = ("", "6 3", "2 2", "8 3 2 3")  # past 8 lines the colours come round again, dashed
+
+
+def stroke(k):
+    """Line ``k``'s colour and dash pattern: 32 lines, no two alike (a club's ninth player was
+    drawn exactly as its first).
+
+    >>> len({stroke(k) for k in range(32)}), stroke(0), stroke(8)
+    (32, ('#1565c0', ''), ('#1565c0', '6 3'))
+    """
+    return COLOURS[k % len(COLOURS)], DASHES[(k // len(COLOURS)) % len(DASHES)]
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 320, 180, 28, 8, 10, 22
 
 
@@ -48,14 +59,16 @@ def line_chart(series, title, xlabel=""):
                    f'<text x="{PAD_L - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
     out.append(f'<text x="{W - PAD_R}" y="{H - 6}" text-anchor="end">{escape(counted(max(n - 1, 0), xlabel))}</text>')
     for k, (name, ys) in enumerate(series):
-        colour = COLOURS[k % len(COLOURS)]
+        colour, dash = stroke(k)
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
         shown = [(i, v) for i, v in enumerate(ys) if v is not None]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in shown)
-        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}">'
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dashed} points="{points}">'
                    f'<title>{escape(str(name))}</title></polyline>')
         out.extend(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.5" fill="{colour}"/>' for i, v in shown)
     out.append("</svg>")
-    legend = "".join(f'<span class="key"><svg width="12" height="12" aria-hidden="true"><rect width="12" '
-                     f'height="12" rx="2" fill="{COLOURS[k % len(COLOURS)]}"/></svg> {escape(str(name))}</span>'
-                     for k, (name, _) in enumerate(series))
+    legend = "".join(f'<span class="key"><svg width="22" height="12" aria-hidden="true"><line x1="1" x2="21" '
+                     f'y1="6" y2="6" stroke="{stroke(k)[0]}" stroke-width="3"'
+                     + (f' stroke-dasharray="{stroke(k)[1]}"' if stroke(k)[1] else "")
+                     + f'/></svg> {escape(str(name))}</span>' for k, (name, _) in enumerate(series))
     return f'<figure>{"".join(out)}<figcaption>{legend}</figcaption></figure>'
