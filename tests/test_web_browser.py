@@ -242,3 +242,27 @@ def test_on_a_phone_a_twenty_nine_standings_row_is_one_line_not_its_bids_by_leve
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_on_a_phone_a_match_with_no_action_kept_still_says_abandoned(tmp_path, browser):
+    """Fault: on a phone the Matches table hides its State column and says a match's state under
+    its score; a match the journal kept no action of has words in place of its score, and there
+    the state was left out: an abandoned match read only "Ann, Bob: no actions kept"."""
+    from selenium.webdriver.common.by import By
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    j.new_match("towers", ("Ann", "Bob"), {})  # no action, abandoned by the next
+    j.new_match("towers", ("Ann", "Bob"), {})
+    j.close()
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(tmp_path),
+                             "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        base = re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
+        browser.set_window_size(*SIZES["phone"])
+        browser.get(base + "/matches")
+        rows = browser.find_elements(By.CSS_SELECTOR, "table tr")
+        assert "no actions kept" in rows[2].text and "abandoned" in rows[2].text, rows[2].text
+        assert "in play" in rows[1].text
+        shot(browser, "matches-no-action-phone")
+    finally:
+        proc.terminate()
+        proc.wait(10)

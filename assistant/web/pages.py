@@ -64,9 +64,9 @@ def score_cell(rec, narrow=False):
     phone); for a match the journal kept no action of, those words (never 0–0). ``narrow``: a
     match not finished says so under its score where a phone has no room for the State column
     (the style sheet shows it there only)."""
-    if rec.note:
-        return f'{escape(", ".join(rec.seats))}: <span class="warn">{escape(rec.note)}</span>'
     state = f'<span class="narrow"><br>{state_cell(rec)}</span>' if narrow and rec.state != FINISHED else ""
+    if rec.note:  # the state too: a phone hides its column, and "abandoned" was said nowhere
+        return f'{escape(", ".join(rec.seats))}: <span class="warn">{escape(rec.note)}</span>' + state
     return "<br>".join(
         f'<span class="nw{" won" if rec.winner_side == s else ""}">{escape(rec.side_name(s))} {signed(rec.score[s])}</span>'
         for s in (0, 1)) + state
