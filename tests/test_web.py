@@ -553,3 +553,30 @@ def test_a_ninth_player_s_line_is_not_drawn_exactly_as_the_first_s(tmp_path):
     keys = re.findall(r'<line x1="1" x2="21" y1="6" y2="6" stroke="([^"]+)" stroke-width="3"(?: stroke-dasharray="([^"]+)")?', text)
     assert len(lines) == 10 and len(set(lines)) == 10, lines
     assert keys == lines  # the legend shows each line as it is drawn
+
+
+def test_the_players_page_says_what_a_guest_s_line_adds_up(site):
+    """Fault: the standings listed P1 to P4 beside the players known by their tags, with nothing
+    saying that a guest keeps the seat's name, so "P1" adds up whoever sat in that seat, a
+    different person from match to match."""
+    folder, port = site
+    status, _, text = request(port, "GET", "/players")
+    assert status == 200 and "P1 to P4 are guests" in text
+
+
+def test_a_players_page_of_players_known_by_their_tags_has_no_guest_note(tmp_path):
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
+    j.new_match(sc.game, ("Ann", "Bob"), sc.options)
+    for _, action in sc.actions():
+        j.append(action)
+    j.close()
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        status, _, text = request(server.server_address[1], "GET", "/players")
+        assert status == 200 and "Bob" in text and "guests" not in text
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.site.close()

@@ -23,6 +23,9 @@ from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server  # n
 from assistant.web.site import STATIC, MatchGone, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
 
 MAX_LINE = 2048  # a request line longer than this is refused (414)
+GUEST = re.compile(r"P[1-4]")  # a seat nobody tapped a player tag for keeps its own name
+GUESTS_NOTE = ('<p class="quiet">P1 to P4 are guests, seats nobody tapped a player tag for: each of '
+               'their lines adds up whoever sat in that seat, a different person from match to match.</p>')
 
 ROUTES = [
     (re.compile(r"/"), "now_page"),
@@ -146,7 +149,9 @@ class Handler(PlainErrors):
 
     def players_page(self):
         recs = self.site.records()
-        return self._html(pages.players_page(standings(recs), wins_over_time(recs)))
+        table = standings(recs)
+        guests = any(GUEST.fullmatch(n) for g in table.values() for n in g["players"])
+        return self._html(pages.players_page(table, wins_over_time(recs), note=GUESTS_NOTE if guests else ""))
 
     def now_board(self):
         """The board alone, for now.js to put in place when its version changed."""
