@@ -1,11 +1,13 @@
 """Faults an attack on the box's inputs found (the state folder given at start, the serial line,
 the web page, the club): the real `card-assistant` commands as subprocesses. Each test names the
 fault and what it did before."""
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -155,6 +157,29 @@ def test_more_clients_than_the_page_serves_at_once_get_a_plain_503_and_no_traceb
     assert len(said) == 2 and f"{MAX_CLIENTS} connections at once" in said[0] and "fewer than" in said[1], err
 
 
+@contextlib.contextmanager
+def page_server(tmp_path, page):
+    """The box's web page ("box", on an empty state folder) or the club board's ("board"),
+    serving on a port of its own until the block ends."""
+    if page == "box":
+        from assistant.web.server import make_server
+        (tmp_path / "state").mkdir()
+        server = make_server(str(tmp_path / "state"), "127.0.0.1", 0)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        board = None
+    else:
+        from assistant.club.board import Board
+        from assistant.club.page import serve
+        board = Board(str(tmp_path / "b.sqlite3"), "c")
+        server = serve(board, "127.0.0.1", 0)
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        if board is not None:
+            board.close()
+
+
 def connect_from(address, port):
     """A connection to the page on 127.0.0.1 from ``address`` (any of 127.0.0.0/8: another client)."""
     s = socket.socket()
@@ -172,18 +197,12 @@ def test_one_client_keeping_many_connections_alive_leaves_room_for_the_others(tm
     connections, a request on each every 4 s, the page 503 to a new visitor after 20 s). Now one
     address holds at most MAX_PER_ADDRESS: its next connections get the plain 503 line at once,
     said once in the log, and another address is answered, on the box's page and the board's."""
-    import threading
+    with page_server(tmp_path, page) as server:
+        _one_address_share(server, caplog)
+
+
+def _one_address_share(server, caplog):
     from assistant.web.serving import MAX_CLIENTS, MAX_PER_ADDRESS
-    if page == "box":
-        from assistant.web.server import make_server
-        (tmp_path / "state").mkdir()
-        server = make_server(str(tmp_path / "state"), "127.0.0.1", 0)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-    else:
-        from assistant.club.board import Board
-        from assistant.club.page import serve
-        board = Board(str(tmp_path / "b.sqlite3"), "c")
-        server = serve(board, "127.0.0.1", 0)
     port = server.server_address[1]
     held = []
     try:
@@ -209,9 +228,6 @@ def test_one_client_keeping_many_connections_alive_leaves_room_for_the_others(tm
     finally:
         for s in held:
             s.close()
-        server.shutdown()
-        if page == "board":
-            board.close()
 
 
 def read_all(s, request):
@@ -561,21 +577,10 @@ def test_a_request_trickling_in_a_byte_at_a_time_is_let_go(tmp_path, page, monke
     everyone for as long as they went on. Now a request line and headers that take longer than
     ``request_time`` seconds (30; 1 here) end the connection, however they trickle in, on the
     box's page and the board's alike."""
-    import threading
     import time
     from assistant.web.serving import PlainErrors
     monkeypatch.setattr(PlainErrors, "request_time", 1, raising=False)
-    if page == "box":
-        from assistant.web.server import make_server
-        (tmp_path / "state").mkdir()
-        server = make_server(str(tmp_path / "state"), "127.0.0.1", 0)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-    else:
-        from assistant.club.board import Board
-        from assistant.club.page import serve
-        board = Board(str(tmp_path / "b.sqlite3"), "c")
-        server = serve(board, "127.0.0.1", 0)
-    try:
+    with page_server(tmp_path, page) as server:
         s = socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=HANG)
         s.settimeout(0.3)
         closed, sent, start = False, 0, time.monotonic()
@@ -592,10 +597,6 @@ def test_a_request_trickling_in_a_byte_at_a_time_is_let_go(tmp_path, page, monke
         assert closed, f"still held after {sent} bytes"
         status = http_status(server.server_address[1])
         assert status == 200
-    finally:
-        server.shutdown()
-        if page == "board":
-            board.close()
 
 
 def http_status(port):
