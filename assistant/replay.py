@@ -7,6 +7,7 @@ binary data, more than a mebibyte) and an export path that cannot be written are
 refused the same way, in one line, before anything is written.
 """
 import json
+import os
 import sys
 
 from assistant.rules.cards import SUIT_SYMBOLS, SUITS
@@ -83,7 +84,11 @@ def read_scenario(name, stdin=None):
             raise ValueError("there is no standard input")
         data = stream.read(MAX_BYTES + 1)
     else:
-        with open(name, "rb") as f:
+        # Opened without waiting: a named pipe that nobody writes to would hang the replay in
+        # open() for ever; this way it reads as empty (then blocking, for a writer that is there).
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            os.set_blocking(fd, True)
             data = f.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
         raise ValueError(f"larger than {MAX_BYTES // 1024} KiB: that is no scenario")
