@@ -8,6 +8,7 @@ refused the same way, in one line, before anything is written.
 """
 import json
 import os
+import stat
 import sys
 
 from assistant.rules.cards import SUIT_SYMBOLS, SUITS
@@ -90,6 +91,8 @@ def read_scenario(name, stdin=None):
         with os.fdopen(fd, "rb") as f:
             os.set_blocking(fd, True)
             data = f.read(MAX_BYTES + 1)
+            if not data and stat.S_ISFIFO(os.fstat(fd).st_mode):
+                raise ValueError("it is a named pipe that nothing writes to")
     if len(data) > MAX_BYTES:
         raise ValueError(f"larger than {MAX_BYTES // 1024} KiB: that is no scenario")
     try:
