@@ -6,6 +6,7 @@ FILE ``-`` reads standard input. A file that is not a scenario at all (a folder,
 binary data, more than a mebibyte) and an export path that cannot be written are
 refused the same way, in one line, before anything is written.
 """
+import errno
 import json
 import os
 import stat
@@ -110,6 +111,29 @@ def shown(text):
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
 
 
+def same_file(args):
+    """Why OUT may not be FILE itself, or None: the export leaves out comments and undone
+    actions, so written over its own input it would silently rewrite a player's record."""
+    try:
+        same = args.file != "-" and os.path.samefile(args.file, args.export)
+    except OSError:  # one of them is not there: they are not the same file
+        return None
+    return f"{args.export} is the scenario being replayed: export to another file" if same else None
+
+
+def write_export(path, text):
+    """Write the export; a named pipe that nothing reads is refused at once, not waited on."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o666)
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise OSError(e.errno, "it is a named pipe that nothing reads from") from None
+        raise
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        os.set_blocking(fd, True)
+        f.write(text)
+
+
 def main(argv):
     parser = argument_parser("card-assistant replay",
                              description="Replay a scenario file and print the state it ends in.",
@@ -124,7 +148,7 @@ def main(argv):
         print(f"{me}: --json and --export - would both go to standard output: "
               f"export to a file, or drop one of them", file=sys.stderr)
         return 2
-    problem = args.export not in (None, "-") and cannot_write(args.export)
+    problem = args.export not in (None, "-") and (cannot_write(args.export) or same_file(args))
     if problem:
         print(f"{me}: cannot export: {problem}", file=sys.stderr)
         return 2
@@ -152,8 +176,7 @@ def main(argv):
             sys.stdout.write(text)
         else:
             try:
-                with open(args.export, "w", encoding="utf-8") as f:
-                    f.write(text)
+                write_export(args.export, text)
             except OSError as e:
                 print(f"{me}: cannot write {args.export}: {e.strerror or e}", file=sys.stderr)
                 return 2

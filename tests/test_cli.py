@@ -126,6 +126,23 @@ def test_replay_export_onto_a_folder(tmp_path):
     refused("replay", scenario(tmp_path), "--export", tmp_path, words="is a folder")
 
 
+def test_replay_export_onto_a_named_pipe_nothing_reads_is_one_line_not_a_hang(tmp_path):
+    # the replay waited for ever in open() for a reader of the pipe (found by rules2)
+    pipe = tmp_path / "out.scn"
+    os.mkfifo(pipe)
+    refused("replay", scenario(tmp_path), "--export", pipe, words="named pipe that nothing reads")
+
+
+def test_replay_export_onto_the_scenario_itself_is_refused_and_keeps_it(tmp_path):
+    # the export leaves out comments and undone actions: written over its own input it silently
+    # rewrote the player's bug report (found by rules2)
+    path = tmp_path / "report.scn"
+    text = "# what happened at table 3\ngame towers\nflip JS\nupcard 9H\nundo\n"
+    path.write_text(text, encoding="utf-8")
+    refused("replay", path, "--export", path, words="is the scenario being replayed")
+    assert path.read_text(encoding="utf-8") == text
+
+
 def test_replay_export_to_a_path_that_cannot_be_written(tmp_path):
     if os.geteuid() == 0:  # root writes anywhere a file can be: /proc refuses new files
         target = Path("/proc/card-assistant-export.scn")
