@@ -107,7 +107,13 @@ def read_scenario(name, stdin=None):
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+def one_line(text):
+    """A newline in a file name would break the one line in two (standard error keeps them)."""
+    return text.replace("\n", "\\n")
+
+
 def shown(text):
+    text = one_line(text)
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
 
 
@@ -150,7 +156,7 @@ def main(argv):
         return 2
     problem = args.export not in (None, "-") and (cannot_write(args.export) or same_file(args))
     if problem:
-        print(f"{me}: cannot export: {problem}", file=sys.stderr)
+        print(f"{me}: cannot export: {one_line(problem)}", file=sys.stderr)
         return 2
     where = "standard input" if args.file == "-" else args.file
     try:
@@ -178,7 +184,7 @@ def main(argv):
             try:
                 write_export(args.export, text)
             except OSError as e:
-                print(f"{me}: cannot write {args.export}: {e.strerror or e}", file=sys.stderr)
+                print(f"{me}: cannot write {one_line(args.export)}: {e.strerror or e}", file=sys.stderr)
                 return 2
     if args.json:
         print(json.dumps(state, ensure_ascii=False))

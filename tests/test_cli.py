@@ -126,6 +126,12 @@ def test_replay_export_onto_a_folder(tmp_path):
     refused("replay", scenario(tmp_path), "--export", tmp_path, words="is a folder")
 
 
+def test_replay_of_a_file_name_holding_a_newline_is_still_one_line(tmp_path):
+    # 'cannot read no<newline>such.scn' reached standard error as two lines (found by rules2)
+    refused("replay", tmp_path / "no\nsuch.scn", words="no\\nsuch.scn: No such file")
+    refused("replay", scenario(tmp_path), "--export", tmp_path / "a\nb" / "out.scn", words="cannot export")
+
+
 def test_replay_export_onto_a_named_pipe_nothing_reads_is_one_line_not_a_hang(tmp_path):
     # the replay waited for ever in open() for a reader of the pipe (found by rules2)
     pipe = tmp_path / "out.scn"
