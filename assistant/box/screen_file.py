@@ -150,7 +150,14 @@ class ScreenFile:
         try:
             if not os.path.isdir(self.folder):  # its own folder only: never the state folder
                 os.mkdir(self.folder, 0o700)  # (removed under the box: the journal makes it, 0700)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            # a new file each time, never through what holds the name: a pipe left there held the
+            # box's loop for ever (opening it waits for a reader), a link had the screen written
+            # over the file it points to (the journal, say)
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
             with open(fd, "w", encoding="utf-8") as f:
                 f.write(text)
             os.replace(tmp, self.path)
