@@ -90,8 +90,8 @@ def walk(job, events, pad, say, on_accept=lambda: None):
                     continue
                 refusal = job.offer(event.uid)
                 if refusal is None:
+                    on_accept()  # saved first: a card the file could not take is never said to be done
                     say(f"  {card_label(card)} = {event.uid}")
-                    on_accept()
                     break
                 say(f"  {'WRONG' if isinstance(job, Verification) else 'refused'}: {refusal}")
                 if isinstance(job, Verification):
@@ -189,6 +189,11 @@ def main(argv, events=None):
     except KeyboardInterrupt:
         say(f"\nStopped: {len(deck)} cards saved in {shown(args.deck)}; run again to carry on.")
         return 130
+    except OSError as e:  # the card filled up, or turned read-only, since the check at start
+        from assistant.box.journal_files import say as problem
+        print(f"card-assistant enroll: {problem(args.deck, e, 'cannot be saved')}: the card just tapped "
+              f"was not saved; the file keeps the cards it had before it", file=sys.stderr)
+        return 1
     finally:
         if reader is not None:
             reader.stop()

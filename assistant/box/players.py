@@ -104,6 +104,20 @@ def save_players(players, state_dir):
     write_text(Path(state_dir) / FILE, HEADER + "".join(f"{uid} {name}\n" for uid, name in lines))
 
 
+class NotSaved(PlayersError):
+    """The list could not be written (a full or read-only card): nothing changed."""
+
+
+def _save(players, state_dir, change):
+    """``save_players``, or NotSaved in plain words naming the file and ``change``."""
+    from assistant.box.journal_files import say
+    try:
+        save_players(players, state_dir)
+    except OSError as e:
+        raise NotSaved(f"{say(Path(state_dir) / FILE, e, 'cannot be saved')}: {change} was not saved; "
+                       "the list is as it was") from None
+
+
 def _uid_of(players, name):
     for uid, other in players.items():
         if other.lower() == name.lower():
@@ -163,18 +177,24 @@ def main(argv, events=None):
             return 0
         if args.what == "remove":
             del players[_uid_of(players, args.names[0])]
-            save_players(players, state_dir)
+            _save(players, state_dir, f"the removal of {args.names[0]}")
             say(f"{args.names[0]} removed; the matches they played keep their name")
             return 0
         if args.what == "rename":
             uid = _uid_of(players, args.names[0])
             players[uid] = check_name(args.names[1], players, keep=uid)
-            save_players(players, state_dir)
+            _save(players, state_dir, f"the new name {args.names[1]}")
             say(f"{args.names[0]} is now {args.names[1]} (earlier matches keep the old name)")
             return 0
         name = check_name(args.names[0], players)
         deck_path = Path(cfg.paths.deck) if os.path.isabs(cfg.paths.deck) else state_dir / cfg.paths.deck
         deck = load_deck(deck_path) if deck_path.exists() else {}
+        from assistant.cli import cannot_write
+        if problem := cannot_write(state_dir / FILE):  # said before the tap, not after it
+            raise NotSaved(f"{problem}: no player can be added")
+    except NotSaved as e:
+        print(f"{me}: {e}", file=sys.stderr)
+        return 1
     except PlayersError as e:
         print(f"{me}: {e}", file=sys.stderr)
         return 2
@@ -199,9 +219,12 @@ def main(argv, events=None):
             else:
                 break
         players[uid] = name
-        save_players(players, state_dir)
+        _save(players, state_dir, f"{name}'s tag {uid}")
         say(f"{name} = tag {uid}")
         return 0
+    except NotSaved as e:  # the card filled up, or turned read-only, while it waited for the tag
+        print(f"{me}: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         say("\nStopped: nothing was added.")
         return 130
