@@ -123,3 +123,69 @@ def test_enroll_on_a_card_that_fills_up_says_so_in_one_line_never_that_the_card_
     assert got.stderr.splitlines() == [
         f"card-assistant enroll: {tmp_path / 'state' / 'deck.txt'}: cannot be saved (the card is full): the "
         "card just tapped was not saved; the file keeps the cards it had before it"], got.stderr
+
+
+@pytest.mark.parametrize("readable", [True, False], ids=["readable", "unreadable"])
+@pytest.mark.parametrize("suffix", ["-wal", "-shm"])
+def test_a_wal_or_shm_of_another_user_is_named_not_called_a_read_only_card(tmp_path, suffix, readable):
+    """Fault (the journal's -wal or -shm left another user's, as a restore or a tool run as root
+    leaves it, the box killed with its match in play): one the box could read opened the journal
+    read-only, saying "the journal ... is read-only (attempt to write a readonly database)", and
+    each tap after that "the storage card is read-only (FOLDER): this action was not saved": the
+    owner looked at the card, which was fine; one it could not read was "the journal cannot be
+    opened (unable to open database file)". Now each names the file, its owner and what to do;
+    the match is shown where it can be read, and nothing is changed. As root the box runs as the
+    user nobody and the file is root's; as a normal user its mode takes the bits away."""
+    import shutil
+    import tempfile
+    top = Path(tempfile.mkdtemp(prefix="another-user-", dir="/tmp"))  # reachable by all, as /var/lib
+    try:
+        out, odd = _a_file_of_another_user(tmp_path, top, suffix, readable)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    owner = "root's (mode 644)" if os.geteuid() == 0 and readable else "root's (mode 600)" if os.geteuid() == 0 \
+        else "'s (mode 400)" if readable else "'s (mode 000)"
+    cannot = "may not write it" if readable else "may not read or write it"
+    if readable:
+        assert out[0] == "resumed 30" and out[1].startswith("start: ") and out[2].startswith("tap: "), out
+        assert out[2].endswith(": this action was not saved"), out
+    else:
+        assert len(out) == 1 and out[0].startswith("open: ") and out[0].endswith("; it is left as it is"), out
+    for line in out[1:] if readable else out:
+        assert f"{odd} is " in line and owner in line and cannot in line, line
+        assert "make it the box user's, mode 600" in line, line
+        assert "storage card is read-only" not in line and "attempt to write" not in line, line
+        assert "unable to open" not in line, line
+
+
+def _a_file_of_another_user(tmp_path, top, suffix, readable):
+    import shutil
+    from journal_faults import fill
+    top.chmod(0o755)
+    state = top / "state"
+    _, box = fill(tmp_path / "writer" / "journal.sqlite3", (("towers-random.scn", 30),), close=False)
+    state.mkdir()
+    for s in ("", "-wal", "-shm", ".count"):  # the files as a kill leaves them
+        shutil.copyfile(str(tmp_path / "writer" / "journal.sqlite3") + s, str(state / "journal.sqlite3") + s)
+    box.close()
+    odd = state / f"journal.sqlite3{suffix}"
+    kw, python = {}, sys.executable
+    if os.geteuid() == 0:
+        for p in (state, *state.iterdir()):
+            os.chown(p, 65534, 65534)
+        os.chown(odd, 0, 0)
+        odd.chmod(0o644 if readable else 0o600)
+        kw["user"] = 65534
+        python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+    else:
+        odd.chmod(0o400 if readable else 0o000)
+    code = ("import sys; from assistant.box.journal import Journal, JournalError, JournalUnavailable\n"
+            "from assistant.rules.scenario import Action\n"
+            "try:\n    j = Journal(sys.argv[1])\nexcept JournalUnavailable as e:\n    print('open:', e); sys.exit()\n"
+            "r = j.resume(); print('resumed', len(r.match.actions))\n"
+            "print('start:', *r.problems)\n"
+            "try:\n    j.append(Action('undo'))\nexcept JournalError as e:\n    print('tap:', e)\n")
+    got = subprocess.run([python, "-c", code, str(state / "journal.sqlite3")], capture_output=True, text=True,
+                         timeout=HANG, env={"PYTHONPATH": str(ROOT)}, cwd=ROOT, **kw)
+    assert got.returncode == 0, got.stderr
+    return got.stdout.splitlines(), odd

@@ -328,6 +328,8 @@ def _plain(e, path):
             return f"the journal's folder {folder} is not writable: this action was not saved"
         if not os.access(path, os.W_OK):
             return f"the journal {path} is not writable: this action was not saved"
+        if who := files.not_this_users(path):  # its -wal or -shm: another user's, say
+            return f"{who}: this action was not saved"
         return f"the storage card is read-only ({folder}): this action was not saved"
     return f"the journal {path} could not be written ({text}): this action was not saved"
 

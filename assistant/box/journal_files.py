@@ -53,6 +53,38 @@ def say(path, e, what):
     return f"{shown(path)}: {what} ({reason})"
 
 
+def not_this_users(path):
+    """Words naming the first of the journal's files (the file, its -wal, its -shm) that this
+    user may not read and write (another user's, or a mode that takes it away), or None; a
+    read-only card is said as one elsewhere. SQLite only says "attempt to write a readonly
+    database" or "unable to open database file", and the box said the storage card was
+    read-only: the owner then looked at the card, not at the file."""
+    try:
+        if os.statvfs(os.path.dirname(path) or ".").f_flag & os.ST_RDONLY:
+            return None
+    except OSError:
+        return None
+    for name in (path, path + "-wal", path + "-shm"):
+        try:
+            st = os.stat(name)
+        except OSError:
+            continue
+        if os.access(name, os.R_OK | os.W_OK):
+            continue
+        cannot = "read or write" if not os.access(name, os.R_OK) else "write"
+        return (f"{name} is {_user(st.st_uid)}'s (mode {st.st_mode & 0o777:03o}): this user, "
+                f"{_user(os.getuid())}, may not {cannot} it; make it the box user's, mode 600")
+    return None
+
+
+def _user(uid):
+    import pwd
+    try:
+        return pwd.getpwuid(uid).pw_name[:32]
+    except KeyError:
+        return f"uid {uid}"
+
+
 def private_dir(folder):
     """Make ``folder`` (0700 when this creates it); a path that cannot be one is one line."""
     if os.path.isdir(folder):

@@ -90,7 +90,8 @@ class Opening:
             if kind in ("readonly", "full"):
                 return self._open_read_only_box(e, kind)
             if kind == "cantopen":
-                raise JournalUnavailable(f"{self.path}: the journal cannot be opened ({e}); "
+                why = files.not_this_users(self.path) or e
+                raise JournalUnavailable(f"{self.path}: the journal cannot be opened ({why}); "
                                          "it is left as it is") from None
             return self._recover(hidden_safe_error(e), lambda: salvage(self.path))
         return db
@@ -230,7 +231,8 @@ class Opening:
                                      f"({again})") from None
         self.readonly = True
         what = "read-only" if kind == "readonly" else "on a full card"
-        self.problems.append(f"the journal {self.path} is {what} ({e}): new actions cannot be saved")
+        why = (files.not_this_users(self.path) if kind == "readonly" else None) or e
+        self.problems.append(f"the journal {self.path} is {what} ({why}): new actions cannot be saved")
         return db
 
     def _recover(self, reason, read, aside=None):
