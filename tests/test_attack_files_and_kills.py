@@ -55,10 +55,11 @@ def test_a_link_under_the_screen_files_temporary_name_never_writes_through_it(tm
     assert not (run / "screen.json").is_symlink() and '"rows":3' in (run / "screen.json").read_text()
 
 
-def _on_a_full_card(tmp_path, files, code):
+def _on_a_full_card(tmp_path, files, code, fill=True):
     """Run ``code`` (Python, ``STATE`` naming the folder) in a process of its own whose folder
-    ``STATE`` is a small tmpfs holding ``files`` (name: text) and filled up: every write there
-    gets ENOSPC, as on a full SD card. As root, in a mount namespace of its own (unshare)."""
+    ``STATE`` is a small tmpfs holding ``files`` (name: text) and filled up (unless not ``fill``:
+    then ``code`` calls ``FILL()``): every write there gets ENOSPC, as on a full SD card. As
+    root, in a mount namespace of its own (unshare)."""
     import shutil
     if os.geteuid() != 0 or not shutil.which("unshare"):
         pytest.skip("needs root and unshare(1) to mount a small file system and fill it")
@@ -68,9 +69,11 @@ def _on_a_full_card(tmp_path, files, code):
     seed.mkdir()
     for name, text in files.items():
         (seed / name).write_text(text)
-    script = (f"mount -t tmpfs -o size=64k tmpfs {state} && cp -a {seed}/. {state}/ && "
-              f"(dd if=/dev/zero of={state}/fill bs=4k 2>/dev/null; true) && exec \"$@\"")
-    prelude = f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]; STATE = {str(state)!r}\n"
+    filling = f"dd if=/dev/zero of={state}/fill bs=4k 2>/dev/null; true"
+    script = (f"mount -t tmpfs -o size={'64k' if fill else '1m'} tmpfs {state} && cp -a {seed}/. {state}/ && "
+              f"({filling if fill else 'true'}) && exec \"$@\"")
+    prelude = (f"import sys, subprocess; sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]; "
+               f"STATE = {str(state)!r}\nFILL = lambda: subprocess.run({filling!r}, shell=True)\n")
     got = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", sys.executable, "-c", prelude + code],
                          cwd=ROOT, capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL)
     if "mount: " in got.stderr:
@@ -189,3 +192,31 @@ def _a_file_of_another_user(tmp_path, top, suffix, readable):
                          timeout=HANG, env={"PYTHONPATH": str(ROOT)}, cwd=ROOT, **kw)
     assert got.returncode == 0, got.stderr
     return got.stdout.splitlines(), odd
+
+
+def test_a_board_whose_disk_fills_up_says_so_not_that_a_message_could_not_be_used(tmp_path):
+    """Fault (the club board's disk full during a night): every event was refused as "it could
+    not be used (OperationalError); the board goes on", a storm of refusals that sent the owner
+    to the boxes, not to the board's disk. Now one line names the board's file and the full disk,
+    and says what brings the events again; the board goes on."""
+    got = _on_a_full_card(tmp_path, {}, (
+        "import logging\n"
+        "logging.basicConfig(level=logging.WARNING, format='%(message)s')\n"
+        "from test_club import bot_table, play\n"
+        "from assistant.club.board import Board\n"
+        "from pathlib import Path\n"
+        "import tempfile\n"
+        "j, t, bot = bot_table(Path(tempfile.mkdtemp()), 'towers', 5)\n"
+        "play(t, bot, 'towers', ('Ann', 'Bob'))\n"
+        "rows = [(topic, p.encode()) for _, topic, p in j.outbox_rows(0, 100000) if topic.endswith('/events')]\n"
+        "board = Board(STATE + '/b.sqlite3', 'c')\n"
+        "for topic, p in rows[:20]:\n    board.receive(topic, p)\n"
+        "FILL()\n"
+        "for topic, p in rows[20:]:\n    board.receive(topic, p)\n"
+        "print('stored', board.counts['stored'], 'refused', board.counts['refused'] > 0)\n"), fill=False)
+    assert "Traceback" not in got.stderr, got.stderr
+    assert got.stdout.splitlines()[-1].endswith("refused True"), got.stdout
+    lines = [ln for ln in got.stderr.splitlines() if "refused a message" in ln]
+    assert len(lines) == 1, got.stderr
+    assert f"the board's file {tmp_path / 'state' / 'b.sqlite3'} cannot be written (the disk is full)" in lines[0]
+    assert "OperationalError" not in lines[0]

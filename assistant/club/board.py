@@ -23,6 +23,7 @@ never shown: the page does not go back in time).
 import json
 import logging
 import re
+import sqlite3
 import threading
 import time
 
@@ -38,6 +39,16 @@ from assistant.club.tables import MAX_HELD, Tables  # noqa: F401 (callers import
 log = logging.getLogger("assistant.club.board")
 QUIET = 30                # seconds without a refusal of a kind before the log says it ended
 NAME = re.compile(r"[0-9a-f]{1,32}")  # a journal's name as a box makes it (os.urandom(8).hex())
+
+
+def unwritable(e):
+    """SQLite's reason a write to the board's file failed, in words (its text when no other)."""
+    name = getattr(e, "sqlite_errorname", "") or ""
+    if name.startswith("SQLITE_FULL"):
+        return "the disk is full"
+    if name.startswith("SQLITE_READONLY"):
+        return "it is read-only"
+    return str(e)[:80]
 
 
 def beat(status):
@@ -183,6 +194,10 @@ class Board:
                 self._receive(topic, payload)
             except Refusal as e:
                 self._refused(topic, str(e))
+            except sqlite3.OperationalError as e:  # a full disk, a read-only one: said as such
+                self._refused(topic, f"the board's file {self.file.path} cannot be written ({unwritable(e)}): "
+                                     "events are refused until it can be (a match's record, sent at its end "
+                                     "and when its box reconnects, brings them again)")
             except Exception as e:  # raised in paho's thread it would end the subscription: never
                 self._refused(topic, f"it could not be used ({type(e).__name__}); the board goes on")
 
