@@ -220,3 +220,29 @@ def test_a_board_whose_disk_fills_up_says_so_not_that_a_message_could_not_be_use
     assert len(lines) == 1, got.stderr
     assert f"the board's file {tmp_path / 'state' / 'b.sqlite3'} cannot be written (the disk is full)" in lines[0]
     assert "OperationalError" not in lines[0]
+
+
+def test_a_folder_under_the_repairs_temporary_name_never_holds_up_the_repair(tmp_path):
+    """Fault (a folder left as journal.sqlite3.recovering, the name the repaired journal is
+    written under, and the journal then damaged): every start said "the journal is damaged and a
+    repaired copy cannot be written (Is a directory)" and the box showed no match, for ever. The
+    folder is moved aside, kept as it was, and the repair goes on: every action kept."""
+    from journal_faults import fill, journal_lines, overwrite, pages
+    from assistant.box.journal import Journal
+    path = tmp_path / "journal.sqlite3"
+    fill(path, (("towers-random.scn", None), ("twenty-nine-random.scn", 60)))
+    stored = {mid: journal_lines(path, mid) for mid in (1, 2)}
+    leaf = pages(path, "sqlite_autoindex_actions_1", "leaf")[0]
+    overwrite(path, (leaf - 1) * 4096 + 4096 - 40, b"\x07" * 16)  # the index's cells: nothing lost
+    (tmp_path / "journal.sqlite3.recovering").mkdir()
+    (tmp_path / "journal.sqlite3.recovering" / "kept").write_text("someone's file\n")
+    j = Journal(str(path))
+    try:
+        r = j.resume()
+        assert r.problems and r.problems[0].startswith(f"Journal damaged: {sum(map(len, stored.values()))} "
+                                                       "action(s) recovered"), r.problems
+        assert [journal_lines(path, mid) for mid in stored] == list(stored.values())
+    finally:
+        j.close()
+    kept = [p for p in tmp_path.iterdir() if p.name.endswith(".recovering") and ".damaged-" in p.name]
+    assert len(kept) == 1 and (kept[0] / "kept").read_text() == "someone's file\n"

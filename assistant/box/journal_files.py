@@ -242,6 +242,8 @@ def replace_with_recovered(path, write, had=("", "-wal", "-shm"), shm=None, asid
     ``had``/``shm``: what was there before any connection (see ``_move_aside``); ``aside``: the
     files were already copied there (``set_aside_copy``), so what is left is replaced."""
     tmp = path + ".recovering"
+    if os.path.isdir(tmp) and not os.path.islink(tmp):  # a folder under the name (never the box's):
+        os.replace(tmp, _aside_name(path) + ".recovering")  # moved aside, it held up every repair
     remove_files(tmp)
     private_file(tmp)
     write(tmp)
