@@ -246,3 +246,28 @@ def test_a_folder_under_the_repairs_temporary_name_never_holds_up_the_repair(tmp
         j.close()
     kept = [p for p in tmp_path.iterdir() if p.name.endswith(".recovering") and ".damaged-" in p.name]
     assert len(kept) == 1 and (kept[0] / "kept").read_text() == "someone's file\n"
+
+
+@pytest.mark.parametrize("suffix", ["-journal", "-wal"])
+def test_a_pipe_beside_the_boards_file_never_holds_or_stops_the_board(tmp_path, suffix):
+    """Fault (a pipe left as board.sqlite3-journal, a name SQLite reads at every start to see
+    whether a transaction must be rolled back, or as board.sqlite3-wal): with the -journal the
+    board's start waited for ever for a writer of the pipe, and the club's page never came up;
+    with the -wal the board started and refused every event of the night ("disk I/O error").
+    The box's journal had been mended of the same, the board's file had not. It is moved aside,
+    said in one line, and the board starts with its events."""
+    from assistant.club.board import Board
+    Board(str(tmp_path / "board.sqlite3"), "c").close()
+    os.mkfifo(tmp_path / f"board.sqlite3{suffix}")
+    code = ("import logging, sys; logging.basicConfig(format='%(message)s')\n"
+            "from assistant.club.board import Board\n"
+            "Board(sys.argv[1], 'c').close(); print('started')\n")
+    try:
+        got = subprocess.run([sys.executable, "-c", code, str(tmp_path / "board.sqlite3")], cwd=ROOT,
+                             capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the board waited for ever on a pipe beside its file")
+    assert got.returncode == 0 and got.stdout == "started\n", got.stderr
+    assert got.stderr.splitlines() == [
+        f"board: board.sqlite3{suffix} (where SQLite keeps its own files) was not a file: moved aside as "
+        f"{next(p.name for p in tmp_path.iterdir() if '.damaged-' in p.name)}; the board's file is opened as it is"]

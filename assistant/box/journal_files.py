@@ -165,9 +165,10 @@ def odd_side_files(path):
     return [s for s in SIDE if os.path.lexists(path + s) and (os.path.islink(path + s) or not os.path.isfile(path + s))]
 
 
-def move_odd_aside(path):
+def move_odd_aside(path, what="the journal"):
     """Set aside (renamed, never deleted) what ``odd_side_files`` finds: it holds no saved action
-    (SQLite could not have written one there). The words for the log, or None."""
+    (SQLite could not have written one there). The words for the log (``what``: the file's
+    name in them), or None."""
     odd = odd_side_files(path)
     if not odd:
         return None
@@ -177,7 +178,7 @@ def move_odd_aside(path):
     _sync_dir(path)
     names = ", ".join(os.path.basename(path) + s for s in odd)
     return f"{names} (where SQLite keeps its own files) was not a file: moved aside as " \
-           f"{os.path.basename(aside)}{odd[0]}; the journal is opened as it is"
+           f"{os.path.basename(aside)}{odd[0]}; {what} is opened as it is"
 
 
 def remove_files(path):

@@ -141,8 +141,9 @@ def main(argv):
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         board = Board(args.db, args.club)
-    except sqlite3.Error as e:
-        print(f"card-assistant board: cannot use {args.db}: {e}", file=__import__("sys").stderr)
+    except (sqlite3.Error, OSError) as e:  # OSError: a name beside it that cannot be moved aside
+        print(f"card-assistant board: cannot use {args.db}: {getattr(e, 'strerror', None) or e}",
+              file=__import__("sys").stderr)
         return 1
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -16,6 +16,7 @@ the board's memory: board.py), its record as the pages show it (``record``, JSON
 board loads at start the events of the matches not put away only; a page of an older night reads
 the records from here. A file an older board wrote gets its ``matches`` at the first start.
 """
+import logging
 import sqlite3
 
 SCHEMA = """
@@ -37,6 +38,11 @@ OLDER = "events_before_journals"  # an older board's table, while it is carried 
 
 class BoardFile:
     def __init__(self, path):
+        from assistant.box.journal_files import move_odd_aside
+        # a pipe where SQLite looks for its own files (-journal, -wal, -shm) held the board's start
+        # for ever (SQLite reads a -journal to see whether to roll it back), a folder there refused it
+        if odd := move_odd_aside(path, "the board's file"):
+            logging.getLogger("assistant.club.board").warning("board: %s", odd)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process keeps every commit
