@@ -271,3 +271,19 @@ def test_a_pipe_beside_the_boards_file_never_holds_or_stops_the_board(tmp_path, 
     assert got.stderr.splitlines() == [
         f"board: board.sqlite3{suffix} (where SQLite keeps its own files) was not a file: moved aside as "
         f"{next(p.name for p in tmp_path.iterdir() if '.damaged-' in p.name)}; the board's file is opened as it is"]
+
+
+@pytest.mark.parametrize("kind", ["pipe", "folder"])
+def test_a_board_file_that_is_a_pipe_or_a_folder_is_said_what_it_is(tmp_path, kind):
+    """Fault (`card-assistant board --db PATH` naming a pipe or a folder): the board said
+    "cannot use PATH: disk I/O error" (a pipe) or "unable to open database file" (a folder),
+    SQLite's words, which sent the owner to the disk. Now it says what the path is, status 2."""
+    db = tmp_path / "board.sqlite3"
+    os.mkfifo(db) if kind == "pipe" else db.mkdir()
+    got = subprocess.run([sys.executable, "-m", "assistant.cli", "board", "--broker", "mqtt://board@127.0.0.1:1",
+                          "--db", str(db)], cwd=ROOT, capture_output=True, text=True, timeout=HANG,
+                         stdin=subprocess.DEVNULL)
+    what = "not a file (a device, a pipe or a socket)" if kind == "pipe" else "a folder"
+    assert got.returncode == 2 and got.stderr.splitlines() == [
+        f"card-assistant board: error: --db {db} is {what}: name the board's own SQLite file (made if missing) "
+        "(see card-assistant board --help)"], got.stderr

@@ -132,6 +132,14 @@ def main(argv):
         from assistant.club.publisher import cafile_problem
         if why := cafile_problem(args.cafile):  # else "cannot serve on port 8030: [X509: ...]" once it started
             p.error(f"--cafile {args.cafile} {why}")
+    from assistant.textfile import what_is_at
+    try:
+        kind = what_is_at(args.db)
+    except OSError as e:
+        p.error(f"--db {args.db} cannot be reached ({e.strerror})")
+    if kind in ("folder", "other"):  # SQLite said "disk I/O error" of a pipe, "unable to open" of a folder
+        p.error(f"--db {args.db} is {'a folder' if kind == 'folder' else 'not a file (a device, a pipe or a socket)'}: "
+                "name the board's own SQLite file (made if missing)")
     password = None
     if args.password_file is not None:
         try:
