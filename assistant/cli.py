@@ -53,7 +53,11 @@ def cannot_write(path):
     if above != "folder":
         return f"there is no folder {str(folder)!r} for {path.name}"
     if not os.access(folder, os.W_OK) or (here is not None and not os.access(path, os.W_OK)):
-        return f"{path} cannot be written (permission denied)"
+        try:
+            read_only = os.statvfs(folder).f_flag & os.ST_RDONLY
+        except OSError:
+            read_only = False
+        return f"{path} cannot be written ({'the card is mounted read-only' if read_only else 'permission denied'})"
     return None
 
 

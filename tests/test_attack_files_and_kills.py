@@ -287,3 +287,21 @@ def test_a_board_file_that_is_a_pipe_or_a_folder_is_said_what_it_is(tmp_path, ki
     assert got.returncode == 2 and got.stderr.splitlines() == [
         f"card-assistant board: error: --db {db} is {what}: name the board's own SQLite file (made if missing) "
         "(see card-assistant board --help)"], got.stderr
+
+
+def test_players_add_on_a_read_only_card_says_read_only_before_the_tap(tmp_path):
+    """Fault (`players add` and `enroll` with the state folder on a card mounted read-only):
+    they said "cannot be written (permission denied)", which sent the owner to sudo or chmod; a
+    read-only card is said as one, before anyone taps a tag, and nothing changes."""
+    from readonly import run_read_only
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "players.txt").write_text("04AA000000000B Bo\n")
+    got = run_read_only(state, [sys.executable, "-m", "assistant.cli", "players", "add", "Ann", "--state-dir",
+                                str(state), "--port", "/nonexistent/reader"],
+                        files=[state / "players.txt"], cwd=ROOT, timeout=HANG, stdin=subprocess.DEVNULL)
+    assert got.returncode == 1 and "Tap" not in got.stdout, (got.stdout, got.stderr)
+    want = "the card is mounted read-only" if os.geteuid() == 0 else "permission denied"
+    assert got.stderr.splitlines() == [f"card-assistant players: {state / 'players.txt'} cannot be written "
+                                       f"({want}): no player can be added"], got.stderr
+    assert (state / "players.txt").read_text() == "04AA000000000B Bo\n"
