@@ -13,6 +13,7 @@ before, whose every page replays the season's matches, 20 of this one).
 
     CLUB_SEASON=30x20x2 python3 dev.py bench club        # nights x tables x matches a table
     CLUB_TABLES=none CLUB_MEMORY_FROM=3 python3 dev.py bench club   # the season alone
+    CLUB_SEASON_ALL=no ...    # without the board that keeps every night in memory (minutes a start)
 """
 import json
 import os
@@ -62,6 +63,42 @@ def rss_mb():
     return float("nan")
 
 
+def players_before(board):
+    """``/players`` as the board drew it before (the alternative, measured beside): every older
+    night's record read from the file three times a request (standings, wins over time, two tables
+    at once), every pair of a player's matches compared."""
+    from assistant.box.stats import standings, wins_over_time
+    from assistant.club import page
+    from assistant.club.standings import GUEST, SLACK, match_name, named
+    from assistant.web import pages
+
+    def every():
+        k = 0
+        for k, rec in enumerate(page.older_records(board), 1):
+            yield rec
+        for k, rec in enumerate(live, k + 1):
+            rec.id = k
+            yield rec
+
+    live = page.records(board)
+    spans, seated, clashes = board.spans(), {}, []
+    for r in every():
+        span = spans.get((r.table, r.journal, r.table_match)) or getattr(r, "span", None)
+        for name in set(r.seats) if span else ():
+            if not GUEST.fullmatch(name):
+                seated.setdefault(name, []).append((span, r.table, match_name(r)))
+    for name, places in sorted(seated.items()):
+        for i, ((a0, a1), ta, ma) in enumerate(places):
+            for (b0, b1), tb, mb in places[i + 1:]:
+                if ta != tb and min(a1, b1) - max(a0, b0) > SLACK:
+                    clashes.append((name, min((ta, *ma), (tb, *mb)), max((ta, *ma), (tb, *mb)),
+                                    max(a0, b0), min(a1, b1)))
+    table = {g: {k: {n: f for n, f in fs.items() if named(n)} for k, fs in kinds.items()}
+             for g, kinds in standings(every()).items()}
+    wins = {g: {s: w for s, w in sides.items() if named(s)} for g, sides in wins_over_time(every()).items()}
+    return pages.players_page(table, wins, page.NAV, page.clash_note(clashes), page.NO_PLAYERS)
+
+
 def worker(path, keep, pages, requests):
     """In a fresh process: start the board on ``path``; print its figures as JSON."""
     from assistant.club.board import Board
@@ -92,8 +129,14 @@ def worker(path, keep, pages, requests):
                 except urllib.error.HTTPError as e:  # the board before has no older night's page
                     status = e.code
                 took.append((time.perf_counter() - t0) * 1000)
-            took.sort()
-            times[name] = (status, took[len(took) // 2], took[min(len(took) - 1, int(len(took) * 0.99))])
+            times[name] = (status, *p50_p99(took))
+        if keep != "all":  # the same board's /players as drawn before, beside (in this process, no HTTP)
+            took = []
+            for _ in range(requests):
+                t0 = time.perf_counter()
+                players_before(board)
+                took.append((time.perf_counter() - t0) * 1000)
+            times["/players before (3 reads a request)"] = (200, *p50_p99(took))
         out["pages"] = times
         out["rss_after_pages"] = rss_mb()
         server.shutdown()
@@ -101,12 +144,19 @@ def worker(path, keep, pages, requests):
     print(json.dumps(out))
 
 
+def p50_p99(took):
+    took = sorted(took)
+    return took[len(took) // 2], took[min(len(took) - 1, int(len(took) * 0.99))]
+
+
 def run(path, keep, pages=False):
     env = dict(os.environ, PYTHONPATH=str(ROOT), SEASON_NIGHTS=os.environ.get("CLUB_SEASON", "30x20x2").split("x")[0])
     requests = REQUESTS[keep != "all"]
     done = subprocess.run([sys.executable, __file__, "worker", str(path), keep, "pages" if pages else "",
                            str(requests)],
-                          capture_output=True, text=True, env=env, check=True)
+                          capture_output=True, text=True, env=env)
+    if done.returncode:
+        sys.exit(f"the board's worker failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -130,9 +180,10 @@ def season():
               "each in a fresh process")
         print(f"{'board':<44} {'live':>5} {'stored':>8} {'start s':>8} {'RSS MB':>7} {'peak MB':>8}")
         rows = []
-        for name, keep in (("every night in memory (before)", "all"),
-                           ("this board, first start (puts old nights away)", "first"),
-                           ("this board, later starts", "later")):
+        every = os.environ.get("CLUB_SEASON_ALL") != "no"  # no: leave out the board with every night in memory
+        for name, keep in ((("every night in memory (before)", "all"),) * every
+                           + (("this board, first start (puts old nights away)", "first"),
+                              ("this board, later starts", "later"))):
             figures = []
             for k in range(RUNS):
                 if keep == "first":
@@ -149,11 +200,11 @@ def season():
         print(f"pages, ms over {REQUESTS[0]} / {REQUESTS[1]} requests {'':<17} {'p50':>8} {'p99':>8}   "
               f"{'p50':>8} {'p99':>8}")
         print(f"{'':<44} {'every night in memory':>17}   {'this board':>17}")
-        before = run(base, "all", pages=True)
+        before = run(base, "all", pages=True) if every else {"pages": {}, "rss_after_pages": float("nan")}
         after = run(Path(folder) / "first-0.sqlite3", str(12 * 3600), pages=True)
         for page in after["pages"]:
-            b, a = before["pages"][page], after["pages"][page]
-            show = (lambda x: f"{x[1]:>8.0f} {x[2]:>8.0f}" if x[0] == 200 else f"{'(' + str(x[0]) + ')':>17}")
+            b, a = before["pages"].get(page, (0,)), after["pages"][page]
+            show = (lambda x: f"{x[1]:>8.0f} {x[2]:>8.0f}" if x[0] == 200 else f"{'(' + str(x[0] or '-') + ')':>17}")
             print(f"{page:<44} {show(b)}   {show(a)}")
         print(f"RSS after the pages: every night in memory {before['rss_after_pages']:.0f} MB, "
               f"this board {after['rss_after_pages']:.0f} MB")

@@ -175,7 +175,13 @@ def standings(records):
     ``average_minutes`` (start to last action, where the journal kept the time) and ``win_rate``.
     ``scored`` is what the side's score counts (towers: towers won; Twenty-Nine: game points),
     ``hands_won`` the hands or rounds whose result or penalty scored for the side."""
-    out = {}
+    return finish(tally(records))
+
+
+def tally(records, out=None):
+    """The figures of :func:`standings` before :func:`finish` works out their averages, added to
+    ``out`` (another tally: the club board keeps one of its older nights and adds tonight's)."""
+    out = {} if out is None else out
     for rec in records:
         game = out.setdefault(rec.game, {"players": {}, "partnerships": {}})
         sides = rec.sides()
@@ -186,6 +192,11 @@ def standings(records):
             if len(names) > 1:
                 pair = " + ".join(sorted(names))
                 _add(_figures(game["partnerships"], pair, rec.game, True), rec, side, set(names), sides, moves)
+    return out
+
+
+def finish(out):
+    """A :func:`tally` with its averages and win rates (in place)."""
     for game in out.values():
         for table in game.values():
             for f in table.values():

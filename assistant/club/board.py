@@ -84,6 +84,7 @@ class Board:
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
         self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
+        self.put_away_version = 0  # one more each time matches are put away or brought back (the standings' cache)
         self._load_journals()
         # a file an older board wrote, or a board stopped for days: older nights put away first, one
         # match at a time (never the whole season in memory), then the current night loaded
@@ -149,6 +150,7 @@ class Board:
                 self.tables.put_away(key)
                 self.clocks.put_away(key)
                 done += 1
+            self.put_away_version += bool(done)
             return done
 
     def _latest(self):
@@ -179,6 +181,7 @@ class Board:
         """An event of a match put away, not stored yet (a box's backlog after weeks off): the match
         is loaded from the file again, to take it."""
         if self.file.bring_back(table, journal, mid):
+            self.put_away_version += 1
             rows = self.file.match_rows(table, journal, mid)
             self.counts["stored"] -= len(rows)
             self._apply_rows(rows)
@@ -342,6 +345,7 @@ class Board:
         """The table's matches kept under no name are ``journal``'s (store.BoardFile.adopt)."""
         kept = self.file.db.execute("SELECT count(*) FROM matches WHERE tbl=? AND journal=''", (table,)).fetchone()[0]
         self.file.adopt(table, journal)
+        self.put_away_version += 1
         self.tables.forget(table)
         self.clocks.forget(table)
         self._load(table, count=False)

@@ -12,6 +12,7 @@ import json
 import re
 import threading
 import time
+import weakref
 from html import escape
 from importlib.resources import files
 from urllib.parse import quote, unquote
@@ -19,16 +20,17 @@ from urllib.parse import quote, unquote
 from assistant.club import season
 from assistant.club.message import shown_now
 from assistant.club.publisher import ALIVE
-from assistant.box.stats import IN_PLAY, standings, wins_over_time
+from assistant.club.standings import Older, add_places, club_standings, clashes_within, match_name  # noqa: F401
+from assistant.box.stats import IN_PLAY
 from assistant.web import pages
+from assistant.web.svg import line_chart
 from assistant.web.serving import HEADERS, PlainErrors, Server
 
 NAV = (("/", "Tables"), ("/nights", "Nights"), ("/players", "Players"))  # the board's (a box's: Now, Matches, Players)
 TIMEOUT = 15  # seconds: a client that sends nothing is let go, as by the box's own page
 SILENT = 3 * ALIVE  # seconds without a connected box's sign of life: it is not there any more
-SLACK = 2.0  # seconds two matches may seem to overlap by: the boxes' clocks read on the board's
-GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
 NO_PLAYERS = "No match yet of players known by their tags (enrol them: card-assistant players add NAME)."
+GUESTS_ONLY = '<p class="quiet">Played by guests only so far: nobody stands in it.</p>'
 GUESTS_NOTE = ('<p class="quiet">Guests (a seat nobody tapped a player tag for keeps its name, P1 to P4) '
                'are different people at every table and match, so they are left out here.</p>')
 
@@ -54,21 +56,39 @@ def records(board):
             for k, (started, table, run, mid, journal, bm, lines, is_latest, last) in enumerate(made, 1)]
 
 
-def season_records(board, live=None):
-    """Every match of the season: the older nights' records, from the board's file (season.py),
-    then the current night's (``live``: records(board)), numbered on. A generator: the season is
-    never in memory at once."""
+def older_records(board):
+    """The older nights' records, from the board's file (season.py), numbered 1.. in the order they
+    started. A generator: the season is never in memory at once."""
     db = board.file.reader()
     try:
-        k = 0
         for k, (table, journal, mid, text) in enumerate(season.put_away(db), 1):
             yield season.loads(text, k, table, journal, run_of(board, table, journal), mid)
     finally:
         db.close()
-    for rec in records(board) if live is None else live:
-        k += 1
+
+
+_older = weakref.WeakKeyDictionary()  # board -> standings.Older of its put-away matches
+_adding_up = threading.Lock()         # one request adds the older nights up; the others wait for it
+
+
+def older(board):
+    """The older nights added up once (standings.Older), again only after a match was put away or
+    brought back (``board.put_away_version``)."""
+    with _adding_up:
+        version = board.put_away_version
+        kept = _older.get(board)
+        if kept is None or kept.version != version:
+            _older[board] = kept = Older(older_records(board), version)
+        return kept
+
+
+def season_figures(board, live):
+    """``(tally, wins, clashes)`` of every night the board holds: the older nights' (added up once)
+    and the current night's ``live`` records (records(board)), numbered on after them."""
+    before = older(board)
+    for k, rec in enumerate(live, before.count + 1):
         rec.id = k
-        yield rec
+    return before.figures(live, board.spans())
 
 
 def moved(board):
@@ -95,20 +115,6 @@ def on_board(board, table, journal, t):
     return t + behind if t and behind is not None else t
 
 
-def _named(side):
-    return not any(GUEST.fullmatch(n) for n in side.split(" + "))
-
-
-def club_standings(recs):
-    """stats.standings across tables, players known by their tags only: a guest keeps the seat's
-    name (P1 at every table), so counting "P1" would add up strangers."""
-    out = standings(recs)
-    for game in out.values():
-        for kind in game:
-            game[kind] = {name: f for name, f in game[kind].items() if _named(name)}
-    return {game: kinds for game, kinds in out.items() if any(kinds.values())}  # a game of guests only: none
-
-
 def two_tables_at_once(board, recs):
     """Players (by name: guests left out) seated at two tables at the same time, by the boxes' own
     clocks read on the board's (clocks.py: not when the board received the events, which a box
@@ -116,45 +122,20 @@ def two_tables_at_once(board, recs):
     or one tag at two tables, whom the standings add up as one. ``[(name, (table, match),
     (table, match), start, end)]``; a match is ``(table, its number)``, with ``run`` 2 and on for
     a box's later journal: ``(table, number, run)``."""
-    spans = board.spans()
-    seated = {}
-    for r in recs:
-        span = spans.get((r.table, r.journal, r.table_match)) or getattr(r, "span", None)  # or put away
-        if span:
-            for name in set(r.seats):
-                if not GUEST.fullmatch(name):
-                    seated.setdefault(name, []).append((span, r.table, match_name(r)))
-    out = []
-    for name, places in sorted(seated.items()):
-        for i, ((a0, a1), ta, ma) in enumerate(places):
-            for (b0, b1), tb, mb in places[i + 1:]:
-                if ta != tb and min(a1, b1) - max(a0, b0) > SLACK:
-                    out.append((name, min((ta, *ma), (tb, *mb)), max((ta, *ma), (tb, *mb)),
-                                max(a0, b0), min(a1, b1)))
-    return out
-
-
-def match_name(rec):
-    """``(number,)`` at its table, ``(number, run)`` in a box's later journal."""
-    return (rec.table_match,) if rec.run == 1 else (rec.table_match, rec.run)
+    places = {name: sorted(ps) for name, ps in add_places(recs, board.spans(), {}).items()}
+    return sorted(clashes_within(places))
 
 
 def match_words(table, mid, run=1):
     return f"table {escape(table)} match {mid}" + (f" (the box's journal {run})" if run > 1 else "")
 
 
-def clash_note(board, recs):
+def clash_note(clashes):
     lines = "".join(f"<li>{escape(name)}: {match_words(*a)} and {match_words(*b)}, both in play at "
-                    f"{pages.when(start)}</li>"
-                    for name, a, b, start, _ in two_tables_at_once(board, recs))
+                    f"{pages.when(start)}</li>" for name, a, b, start, _ in clashes)
     return (f'<div class="warn"><p>Seated at two tables at the same time: two people with one name, or one '
             f'player tag at two tables? Their figures are added up here as one player\'s.</p><ul>{lines}</ul></div>'
             if lines else "")
-
-
-def club_wins(recs):
-    return {game: {side: s for side, s in sides.items() if _named(side)}
-            for game, sides in wins_over_time(recs).items()}
 
 
 def club_json(board):
@@ -178,8 +159,68 @@ def club_json(board):
             rec = by_match.get((table["table"], m.get("run", 1), m["match"]))
             if rec is not None:
                 m["state"], m["started"] = rec.state, rec.started or None
-    out["standings"] = club_standings(season_records(board, recs))  # every night the board holds
+    out["standings"] = club_standings(season_figures(board, recs)[0])  # every night the board holds
+    night, of_tonight = tonight(recs)
+    out["tonight"] = {"night": night, "standings": club_standings(older(board).tonight(night, of_tonight))}
     return out
+
+
+def tonight(recs, now=None):
+    """``(night, its records)``: the current night (season.night_of) and those of ``recs`` begun in it."""
+    night = season.night_of(now or time.time())
+    return night, [r for r in recs if r.started and season.night_of(r.started) == night]
+
+
+def standing_tables(game, kinds):
+    """A game's standings: its players and partnerships, or why nobody stands in it."""
+    out = pages.table(game, kinds["players"], "Player")
+    if kinds["partnerships"]:
+        out += (f'<h3>{pages.GAME_NAMES[game]}: partnerships</h3>' + pages.table(game, kinds["partnerships"],
+                                                                               "Partnership"))
+    return out
+
+
+def wins_chart(lines, what):
+    series = sorted(lines.items())
+    return line_chart([(n, [0] + [w for _, w in s]) for n, s in series], f"wins after each match {what} played",
+                      "matches") if series else ""
+
+
+def players_page(board):
+    """``/players``: tonight's standings next to the season's (every night the board holds), wins
+    over time a line a player (and a partnership), and who sat at two tables at once."""
+    live = records(board)
+    figures, wins, clashes = season_figures(board, live)
+    the_season = club_standings(figures)
+    night, recs = tonight(live)
+    parts = ["<h1>Players</h1>", GUESTS_NOTE, clash_note(clashes)]
+    if not any(kinds["players"] for kinds in the_season.values()):
+        parts.append(f'<p class="quiet">{escape(NO_PLAYERS)}</p>')
+    tonights = club_standings(older(board).tonight(night, recs))
+    parts.append(f'<h2>Tonight ({escape(night)})</h2>')
+    if not tonights:
+        parts.append('<p class="quiet">No match tonight yet.</p>')
+    for game, kinds in tonights.items():
+        parts.append(f'<h3>{pages.GAME_NAMES[game]}: tonight</h3>' + standing_tables(game, kinds) if kinds["players"]
+                     else f'<h3>{pages.GAME_NAMES[game]}</h3>{GUESTS_ONLY}')
+    parts.append('<h2>The season</h2><p class="quiet">Every night the board holds, tonight\'s too; older '
+                 'nights on <a href="/nights">Nights</a>.</p>')
+    for game, kinds in the_season.items():
+        name = pages.GAME_NAMES[game]
+        if not kinds["players"]:
+            parts.append(f"<h3>{name}</h3>{GUESTS_ONLY}")
+            continue
+        parts.append(f"<h3>{name}: standings</h3>" + standing_tables(game, kinds))
+        if kinds["partnerships"]:
+            parts.append('<p class="quiet">Claims and accusations are a partnership\'s (either partner may make '
+                         'them), so they are counted there, not per player.</p>')
+        lines = wins.get(game, {})
+        if lines.get("players"):
+            parts.append(f"<h3>{name}: wins over time</h3>" + wins_chart(lines["players"], "a player"))
+        if lines.get("partnerships"):
+            parts.append(f"<h3>{name}: partnerships' wins over time</h3>"
+                         + wins_chart(lines["partnerships"], "a partnership"))
+    return pages.page("Players", "/players", "".join(parts), nav=NAV)
 
 
 def in_order(table):
@@ -409,12 +450,8 @@ def serve(board, host, port):
                     return self._send(200, "text/css; charset=utf-8", style)
                 if path in ("/", "/matches"):
                     return self._html(club_page(board, records(board)))
-                if path == "/players":  # every night: the older ones read from the file, three times
-                    live = records(board)  # (never the season in memory at once)
-                    note = GUESTS_NOTE + clash_note(board, season_records(board, live))
-                    return self._html(pages.players_page(club_standings(season_records(board, live)),
-                                                         club_wins(season_records(board, live)), NAV, note,
-                                                         NO_PLAYERS))
+                if path == "/players":
+                    return self._html(players_page(board))
                 if path == "/nights":
                     return self._html(nights_page(board))
                 m = re.fullmatch(r"/nights/([0-9]{4}-[0-9]{2}-[0-9]{2})", path)
