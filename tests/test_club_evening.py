@@ -145,3 +145,79 @@ def test_the_board_players_page_of_a_night_of_guests_says_so_not_an_empty_table(
     assert "Twenty-Nine: standings" in players and "Towers: standings" not in players, players
     assert "No match yet" not in players
     board.close()
+
+
+def renamed_mid_match(tmp_path, board):
+    """Table t4's box plays match 1, is restarted as blue during match 2 (it sends its latest
+    matches' records as it connects), ends match 2 and plays match 3 as blue."""
+    from assistant.club.public import ClubOutbox
+    j, t, bot = bot_table(tmp_path, "towers", 6, name="t4")
+    play(t, bot, "towers", ("Gus", "Hal"))
+    t.new_match("towers", {}, seats=("Gus", "Hal"))
+    for _ in range(40):
+        assert t.apply(bot.next_action(t.match.engine))
+    deliver(board, j)
+    j.outbox = ClubOutbox("c", "blue", j)
+    for mid in j.outbox.recent_matches():
+        board.receive(f"club/c/blue/record/{mid}", j.outbox.record(mid).encode())
+    while t.match.engine.phase != "over":
+        assert t.apply(bot.next_action(t.match.engine))
+    play(t, bot, "towers", ("Gus", "Hal"))
+    deliver(board, j)
+    return j
+
+
+def a_night_later(path):
+    """The board's file as a board stopped for a night finds it: everything received 13 hours ago."""
+    import sqlite3
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE events SET received = received - 13 * 3600")
+        db.execute("UPDATE matches SET first = first - 13 * 3600, last = last - 13 * 3600")
+    db.close()
+
+
+def test_a_table_renamed_mid_match_stays_shown_once_after_a_restart_a_night_later(tmp_path):
+    """Fault (a board restarted the next evening, more than 12 hours after table t4's box was
+    renamed blue mid-match): the start put blue's copy of that match away with the older night
+    and kept t4's (its table's latest), so the pair was no longer seen and t4 showed its copy "in
+    play" again, for good. Now the old name's copy stays left out (the file knows both copies),
+    on the page, in /api/club and in the standings."""
+    path = str(tmp_path / "b.sqlite3")
+    board = Board(path, "c")
+    renamed_mid_match(tmp_path, board)
+    before = club_json(board)["standings"]
+    board.close()
+    a_night_later(path)
+    board = Board(path, "c")
+    try:
+        tables = {tb["table"]: [(m["match"], m["state"]) for m in tb["matches"]] for tb in club_json(board)["tables"]}
+        assert tables.get("t4", []) in ([], [(1, "finished")]) and (2, "in play") not in tables.get("t4", []), tables
+        home = page_of(board, "/")
+        assert "in play" not in home, home
+        assert club_json(board)["standings"] == before
+        assert club_json(board)["standings"]["towers"]["players"]["Gus"] == before["towers"]["players"]["Gus"]
+    finally:
+        board.close()
+
+
+def test_a_renamed_tables_copy_put_away_by_an_older_board_is_healed_at_the_next_start(tmp_path, monkeypatch):
+    """Fault (the same, on a file the board before this fix wrote): blue's copy of the match is
+    already put away and t4's shown "in play". The next start takes blue's copy back into memory,
+    so the pair is seen again and t4's copy is left out."""
+    path = str(tmp_path / "b.sqlite3")
+    board = Board(path, "c")
+    renamed_mid_match(tmp_path, board)
+    board.close()
+    a_night_later(path)
+    with monkeypatch.context() as m:
+        m.setattr(Board, "_copies", lambda self, key: [])  # the board before: no copy known
+        board = Board(path, "c")
+        assert "in play" in page_of(board, "/")
+        board.close()
+    board = Board(path, "c")
+    try:
+        assert "in play" not in page_of(board, "/")
+        assert [m["match"] for tb in club_json(board)["tables"] if tb["table"] == "t4" for m in tb["matches"]] == []
+    finally:
+        board.close()

@@ -91,6 +91,10 @@ class Board:
         self.tidy(self._rebuilt, limit=None)
         self.counts["stored"] = self.file.put_away_events()
         self._apply_rows(self.file.rows(None))
+        for key in list(self.matches):  # a copy put away by an older board: both copies in memory again
+            for table, put_away in self._copies(key):
+                if put_away:
+                    self._bring_back(table, *key[1:])
 
     def _load(self, table=None, count=True):
         """The events of the board's file (all, or ``table``'s) not put away, and what its boxes'
@@ -136,8 +140,9 @@ class Board:
             for key in self.file.older((now or time.time()) - self.keep):
                 if limit is not None and done >= limit:
                     break
-                if key == latest.get(key[0]) or key in pairs:
-                    continue  # the table's latest match: in play (or its last of the night) stays on its page
+                if key == latest.get(key[0]) or key in pairs or self._copies(key):
+                    continue  # the table's latest match: in play (or its last of the night) stays on its page;
+                    # a match its box went on with under another name: both copies stay (the page leaves one out)
                 bm = self.matches.get(key) if rebuilt is None else rebuilt(key)
                 if bm is None:
                     continue  # events before their match's start only (held: a few, bounded)
@@ -152,6 +157,16 @@ class Board:
                 done += 1
             self.put_away_version += bool(done)
             return done
+
+    def _copies(self, key):
+        """``[(table, put away?)]``: the same match (its start: number, game, seats, time) under
+        other tables' names: a box renamed mid-match went on with it (page.moved leaves one out)."""
+        table, journal, mid = key
+        start = self.file.body(table, journal, mid, 0)
+        if start is None or not journal:
+            return []
+        return [(t, away) for t, away in self.file.copies(table, journal, mid)
+                if self.file.body(t, journal, mid, 0) == start]
 
     def _latest(self):
         """``{table: (table, journal, match)}``: the latest match of each table's latest journal."""

@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS matches (tbl TEXT NOT NULL, journal TEXT NOT NULL, ma
     first REAL NOT NULL, last REAL NOT NULL, events INTEGER NOT NULL, record TEXT,
     PRIMARY KEY (tbl, journal, match))
 """  # record: NULL while the match is in the board's memory; its page's record once put away
+BY_JOURNAL = "CREATE INDEX IF NOT EXISTS matches_by_journal ON matches (journal, match)"  # a renamed table's copies
 OLDER = "events_before_journals"  # an older board's table, while it is carried over
 
 
@@ -61,6 +62,7 @@ class BoardFile:
                 self.db.execute(MATCHES)  # a file an older board wrote: every match, none put away yet
                 self.db.execute("INSERT INTO matches SELECT tbl, journal, match, min(received), max(received), "
                                 "count(*), NULL FROM events GROUP BY tbl, journal, match")
+            self.db.execute(BY_JOURNAL)
         self.path = path
 
     def rows(self, table=None):
@@ -101,6 +103,12 @@ class BoardFile:
         """``{(table, journal): its latest match number}``."""
         return {(t, j): m for t, j, m in self.db.execute("SELECT tbl, journal, max(match) FROM matches "
                                                          "GROUP BY tbl, journal")}
+
+    def copies(self, table, journal, mid):
+        """``[(table, put away?)]``: the other tables holding match ``mid`` of ``journal`` (a box renamed
+        mid-match goes on with it under its new name: store.py keeps both)."""
+        return self.db.execute("SELECT tbl, record IS NOT NULL FROM matches WHERE journal=? AND match=? AND tbl!=? "
+                               "AND journal!=''", (journal, mid, table)).fetchall()
 
     def older(self, before):
         """``(table, journal, match)`` of the matches not put away whose latest event came before ``before``."""
