@@ -80,6 +80,7 @@ class Board:
         self.connected = False   # the link to the broker is up (the page says when it is not)
         self.online = {}    # table -> its box is connected (its retained status, or the broker's will)
         self.said = {}      # table -> when (board's clock) its latest status came
+        self.said_by = {}   # table -> the journal its latest status named ("": an older box's)
         self.beat = {}      # table -> seconds between its box's "online" statuses; None: an older box's
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
         self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
@@ -273,6 +274,7 @@ class Board:
             self.online[table] = body["online"]
             self.beat[table] = beat(body)
             self.said[table] = time.time()  # a box connected says so every ALIVE seconds (publisher)
+            self.said_by[table] = journal
             t = calendar_time(body.get("t"))
             if body["online"] and self.clocks.heard(table, journal, t, time.time()):  # said as it connects
                 self.file.clock(table, journal, self.clocks.behind[(table, journal)])

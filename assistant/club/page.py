@@ -108,6 +108,24 @@ def moved(board):
     return out
 
 
+def renamed(board):
+    """``{table: the table its box plays as now}`` (the board's lock held): a box renamed between
+    matches (its ``[club] table``) names the same journal under its new name, in its statuses and
+    events; the old name's box is not gone. A journal is where its box says it is connected, else
+    where the board heard it last (a restarted board gets the retained statuses in any order)."""
+    heard = dict(board.tables.latest)  # (table, journal) -> when the board last received its events
+    for table, journal in board.said_by.items():
+        heard[(table, journal)] = max(board.said.get(table, 0), heard.get((table, journal), 0))
+    now, latest = {}, {}  # journal -> (connected, when, table) it is at now; table -> (when, journal) last heard
+    for (table, journal), when in heard.items():
+        if journal:
+            here = (board.online.get(table) is True and board.said_by.get(table) == journal, when, table)
+            now[journal] = max(now.get(journal, here), here)
+        latest[table] = max(latest.get(table, (0, "")), (when, journal))
+    return {table: now[journal][2] for table, (_, journal) in latest.items()
+            if journal and now[journal][2] != table}
+
+
 def on_board(board, table, journal, t):
     """A time ``t`` by that box's clock, on the board's (clocks.py): a box whose clock is days out
     (a Pi that kept the time it was switched off) played tonight, not on the day its clock says."""
@@ -149,8 +167,11 @@ def club_json(board):
     for table in sorted(known - set(out["boxes"]), key=in_order):
         out["boxes"][table] = {"online": None, "heard": board.heard.get(table),
                                "refused": board.refused_at.get(table, 0)}
+    with board.lock:
+        went = renamed(board)
     for table, box in out["boxes"].items():
         box["online"] = box_online(board, table)
+        box["renamed"] = None if box["online"] else went.get(table)  # its box plays under this name now
         box["older"] = older_box(board, table)  # connected by the broker's last word only (no beat)
     recs = records(board)
     by_match = {(r.table, r.run, r.table_match): r for r in recs}
@@ -254,8 +275,8 @@ def presence(board, table, recs, went=None):
     being played. ``went``: the table its box went on at (renamed mid-match, ``moved``)."""
     online, heard = box_online(board, table), board.heard.get(table)
     if went and not online:
-        return (f'<p class="quiet">Its box now plays as table {escape(went)} (renamed) · last heard as '
-                f'{escape(table)} from {pages.when(heard)}</p>')
+        return (f'<p class="quiet">Its box now plays as table {escape(went)} (renamed)'
+                + (f' · last heard as {escape(table)} from {pages.when(heard)}' if heard else '') + '</p>')
     last = (f"last heard from {pages.when(heard)}" if heard  # its latest event (a status says "connected")
             else "no match from it yet" if online else "nothing heard yet")
     refused = board.refused_at.get(table, 0)
@@ -350,7 +371,7 @@ def club_page(board, recs):
     if not by_table:
         parts.append('<p class="quiet">No table has sent anything yet.</p>')
     with board.lock:
-        went = {table: now for (table, _, _), now in moved(board).items()}
+        went = {**renamed(board), **{table: now for (table, _, _), now in moved(board).items()}}
     for table, rs in sorted(by_table.items(), key=lambda kv: in_order(kv[0])):
         with board.lock:
             together = {r.run for r in rs if board.tables.together(table, r.journal)}
