@@ -280,3 +280,69 @@ def test_a_table_renamed_between_matches_is_still_said_so_after_a_board_restart(
     t4 = page_of(board, "/").split("Table t4</h2>")[1].split("<h2>")[0]
     assert "now plays as table blue" in t4 and "Box not connected" not in t4, t4
     board.close()
+
+
+def test_api_club_keeps_a_game_played_by_guests_only_as_the_players_page_says_it(tmp_path):
+    """Fault (a quiet JSON change: a club's first nights, no tag enrolled at the towers tables):
+    /api/club's standings left out a game played by guests only, so a program could not tell it
+    from a game nobody played, and the Players page said nothing of it. Now the JSON keeps every
+    game played, nobody standing in a game of guests only (docs/club.md), and the page says it was
+    played by guests only, tonight and over the season."""
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 3)
+    play(t, bot, "towers", ("P1", "P2"))
+    deliver(board, j)
+    j2, t2, bot2 = bot_table(tmp_path, "twenty-nine", 3, name="t2")
+    play(t2, bot2, "twenty-nine", ("Ann", "Bob", "Cat", "Dan"))
+    deliver(board, j2)
+    out = club_json(board)
+    assert out["standings"]["towers"] == {"players": {}, "partnerships": {}}, out["standings"]
+    assert out["tonight"]["standings"]["towers"] == {"players": {}, "partnerships": {}}, out["tonight"]
+    assert set(out["standings"]["twenty-nine"]["players"]) == {"Ann", "Bob", "Cat", "Dan"}
+    players = page_of(board, "/players")
+    assert players.count("<h3>Towers</h3><p class=\"quiet\">Played by guests only so far") == 2, players
+    board.close()
+
+
+def test_players_shows_tonights_standings_next_to_the_seasons_and_a_line_a_twenty_nine_player(tmp_path):
+    """Faults (a club night's organiser at /players): there were only the season's standings, so
+    tonight's winners could not be told from last month's; and Twenty-Nine's "wins over time" had a
+    line a partnership only (towers' a line a player), though partners change from table to table.
+    Now tonight's standings (the matches begun since the evening began, on the board's clock) come
+    before the season's, in /api/club too, and Twenty-Nine has a line a player beside the
+    partnerships' chart."""
+    import sqlite3
+    path = str(tmp_path / "b.sqlite3")
+    board = Board(path, "c")
+    j, t, bot = bot_table(tmp_path, "towers", 4)
+    play(t, bot, "towers", ("Ann", "Bob"))
+    deliver(board, j)
+    board.close()
+    db = sqlite3.connect(path)  # that was last week (t1's latest match: in the board's memory still)
+    with db:
+        db.execute("UPDATE events SET received = received - 7 * 86400, t = t - 7 * 86400, body = CASE n WHEN 0 "
+                   "THEN json_set(body, '$.started', json_extract(body, '$.started') - 7 * 86400) ELSE body END")
+        db.execute("UPDATE matches SET first = first - 7 * 86400, last = last - 7 * 86400")
+    db.close()
+    board = Board(path, "c")
+    j2, t2, bot2 = bot_table(tmp_path, "towers", 5, name="t2")
+    play(t2, bot2, "towers", ("Ann", "Cat"))  # tonight's
+    deliver(board, j2)
+    j3, t3, bot3 = bot_table(tmp_path, "twenty-nine", 3, name="t3")
+    play(t3, bot3, "twenty-nine", ("Ann", "Dan", "Eve", "Finn"))
+    deliver(board, j3)
+    out = club_json(board)
+    assert set(out["standings"]["towers"]["players"]) == {"Ann", "Bob", "Cat"}
+    assert set(out["tonight"]["standings"]["towers"]["players"]) == {"Ann", "Cat"}, out["tonight"]
+    assert out["tonight"]["standings"]["towers"]["players"]["Ann"]["played"] == 1
+    assert out["tonight"]["night"] == time.strftime("%Y-%m-%d", time.localtime(time.time() - 6 * 3600))
+    players = page_of(board, "/players")
+    tonight, the_season = players.split("<h2>The season</h2>")
+    assert "<h2>Tonight (" in tonight and "Bob" not in tonight and "Cat" in tonight, tonight
+    assert "Bob" in the_season
+    chart = the_season.split("<h3>Twenty-Nine: wins over time</h3>")[1].split("</figure>")[0]
+    assert all(f"> {name}</span>" in chart for name in ("Ann", "Dan", "Eve", "Finn")), chart
+    assert " + " not in chart
+    pairs = the_season.split("<h3>Twenty-Nine: partnerships' wins over time</h3>")[1].split("</figure>")[0]
+    assert "> Ann + Eve</span>" in pairs and "> Dan + Finn</span>" in pairs, pairs
+    board.close()

@@ -120,3 +120,64 @@ def test_an_event_of_a_match_put_away_is_taken_not_lost(tmp_path):
     finally:
         board.close()
         j.close()
+
+
+def test_players_adds_the_older_nights_up_once_not_three_times_a_request(tmp_path, monkeypatch):
+    """Fault (a season's board: /players took 4.6 s a request for 30 nights of 20 tables, growing
+    with the season): every request read every put-away record from the file three times
+    (standings, wins over time, two tables at once). Now the older nights are added up once and
+    kept until a match is put away or brought back; the page shows the same figures, a player at
+    two tables at once included when one of the two matches is put away and the other is not."""
+    from assistant.club import page
+    from test_club_night import played_at
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    now, names = time.time(), {}
+    for name, plays in (("t1", ((("Eve", "Bob"), now - 3000, now - 1200), (("Eve", "Cat"), now - 1000, now - 500))),
+                        ("t2", ((("Eve", "Dan"), now - 2400, now - 400),))):  # Eve at t1 and t2 at once
+        j, t, bot = bot_table(tmp_path, "towers", 2, name=name)
+        names[name] = j.name()
+        for mid, (seats, start, end) in enumerate(plays, 1):
+            play(t, bot, "towers", seats)
+            rows = [(topic, p) for _, topic, p in j.outbox_rows(0, 100_000)
+                    if json.loads(p).get("id", [0, 0])[1] == mid]
+            for topic, payload in played_at(rows, start, end):
+                board.receive(topic, payload)
+        j.close()
+    before, table_before = page_of(board, "/players"), standings(board)
+    assert "<li>Eve: table t1 match 1 and table t2 match 1," in before
+    assert "<li>Eve: table t1 match 2 and table t2 match 1," in before
+    read = []
+    older_records = page.older_records
+    monkeypatch.setattr(page, "older_records", lambda b: read.append(1) or older_records(b))
+    assert board.tidy(now=time.time() + LATER) == 1  # t1's match 1; each table's latest stays
+    assert pages(board, ["/players"] * 3) == {"/players": before} and standings(board) == table_before
+    assert len(read) == 1, read  # the older nights read once for three pages and the standings
+    late = {"v": 1, "id": ["t1", 1, 999], "kind": "action", "line": "pass P1", "hand": 1, "journal": names["t1"]}
+    board.receive("club/c/t1/events", json.dumps(late).encode())  # a late event of it: brought back
+    assert ("t1", names["t1"], 1) in board.matches
+    page_of(board, "/players")
+    assert len(read) == 2  # match 1 brought back (an event of it came): read again
+    board.close()
+
+
+def test_a_matchs_record_kept_between_pages_follows_every_event_applied(tmp_path):
+    """Fault guarded (every page replayed every match of tonight at every request: / took 0.5 s
+    for 40 tables, /players as much again): a match's record is now kept between requests and made
+    again only once an event of it is applied, so the page follows the match to its end."""
+    from assistant.club.page import records
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 4)
+    t.new_match("towers", {}, seats=("Ann", "Bob"))
+    for _ in range(30):
+        assert t.apply(bot.next_action(t.match.engine))
+    deliver(board, j)
+    first = records(board)[0]
+    assert first.state == "in play" and records(board)[0].actions == first.actions == 30
+    while t.match.engine.phase != "over":
+        assert t.apply(bot.next_action(t.match.engine))
+    deliver(board, j)
+    last = records(board)[0]
+    assert last.state == "finished" and last.score == list(t.match.state()["score"]), last
+    assert "finished" in page_of(board, "/")
+    board.close()
+    j.close()
