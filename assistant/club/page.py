@@ -8,6 +8,7 @@ night the board holds (stats.standings, web.pages.players_page), ``/api/club`` t
 The records are built by ``stats.replay_match`` from the board's own replay (:mod:`.replay`),
 never from a box's figures; only public facts are in them.
 """
+import copy
 import json
 import re
 import threading
@@ -39,21 +40,42 @@ def records(board):
     """MatchRecords of every match the board holds, numbered 1.. in the order they started (on the
     board's clock: ``on_board``). Each
     says its table, its number at the table (``table_match``), its journal and which of the
-    table's journals that is (``run``: 2 and on after a box began a new journal)."""
+    table's journals that is (``run``: 2 and on after a box began a new journal). A match's record
+    is made again only once an event of it was applied (or its place changed): replaying tonight's
+    matches was most of every page's time."""
     with board.lock:
         latest = {}
         for key in board.ordered():  # the newest journal's newest match, the last of its table
             latest[key[0]] = key
         gone = moved(board)
-        made = [(on_board(board, table, journal, bm.started) or 0, table, board.run(table, journal), mid, journal,
-                 bm, season.lines_of(bm), latest[table] == (table, journal, mid),
-                 on_board(board, table, journal, board.clocks.last.get((table, journal, mid))))
-                for (table, journal, mid), bm in board.matches.items() if (table, journal, mid) not in gone]
+        kept = _records.setdefault(board, {})
+        for key in [k for k in kept if k not in board.matches]:
+            del kept[key]  # put away
+        made = []
+        for key, bm in board.matches.items():
+            if key in gone:
+                continue
+            table, journal, mid = key
+            seen = (bm, bm.next, board.run(table, journal), latest[table] == key,
+                    on_board(board, table, journal, bm.started) or 0,
+                    on_board(board, table, journal, board.clocks.last.get(key)))
+            if kept.get(key, (None,))[0] != seen:
+                kept[key] = (seen, None, season.lines_of(bm))
+            made.append((seen[4], table, seen[2], mid, key, kept[key]))
     made.sort(key=lambda m: m[:4])
-    # minutes a match (start and end on the board's clock by one difference: the box's own
-    # length); a match in play or abandoned has not finished (season.match_record)
-    return [season.match_record(k, table, journal, run, mid, bm, lines, is_latest, started, last)
-            for k, (started, table, run, mid, journal, bm, lines, is_latest, last) in enumerate(made, 1)]
+    out = []
+    for k, (*_, key, entry) in enumerate(made, 1):
+        seen, rec, lines = entry
+        if rec is None:  # minutes a match (start and end on the board's clock by one difference: the box's own
+            # length); a match in play or abandoned has not finished (season.match_record)
+            rec = season.match_record(k, *key[:2], seen[2], key[2], seen[0], lines, *seen[3:])
+            kept[key] = (seen, rec, None)
+        out.append(copy.copy(rec))  # numbered for this page: the kept one is shared
+        out[-1].id = k
+    return out
+
+
+_records = weakref.WeakKeyDictionary()  # board -> {match key: (what it was made of, its record, lines)}
 
 
 def older_records(board):
