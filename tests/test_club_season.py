@@ -181,3 +181,28 @@ def test_a_matchs_record_kept_between_pages_follows_every_event_applied(tmp_path
     assert "finished" in page_of(board, "/")
     board.close()
     j.close()
+
+
+def test_one_tag_at_two_tables_all_season_lists_the_latest_clashes_not_thousands(tmp_path):
+    """Fault (a season where one tag was used at two tables all along: bench/club_season.py's
+    boards seat the same four names at every table, 45,000 lines): /players listed every pair of
+    matches at two tables at once, a page nobody can read, which grew with the season. Now it lists
+    the latest 30 and says how many more there were before them."""
+    from test_club_night import played_at
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    now = time.time()
+    for name, seed in (("t1", 2), ("t2", 3)):
+        j, t, bot = bot_table(tmp_path, "towers", seed, name=name)
+        for mid in range(1, 7):  # 6 matches at each table, every one at the same time: 36 clashes
+            play(t, bot, "towers", ("Eve", "Bob" if name == "t1" else "Dan"))
+            rows = [(topic, p) for _, topic, p in j.outbox_rows(0, 100_000)
+                    if json.loads(p).get("id", [0, 0])[1] == mid]
+            for topic, payload in played_at(rows, now - 3000 + mid, now - 100 + mid):
+                board.receive(topic, payload)
+        j.close()
+    players = page_of(board, "/players")
+    assert players.count("<li>Eve: table t1 match") == 30 and "And 6 more before these." in players, players
+    assert board.tidy(now=time.time() + LATER) == 10  # the older nights' clashes are counted the same
+    clashes = players.split('<div class="warn">')[1].split("</div>")[0]
+    assert clashes in page_of(board, "/players")
+    board.close()

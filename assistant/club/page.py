@@ -105,7 +105,7 @@ def older(board):
 
 
 def season_figures(board, live):
-    """``(tally, wins, clashes)`` of every night the board holds: the older nights' (added up once)
+    """``(tally, wins, clashes, more)`` of every night the board holds: the older nights' (added up once)
     and the current night's ``live`` records (records(board)), numbered on after them."""
     before = older(board)
     for k, rec in enumerate(live, before.count + 1):
@@ -170,12 +170,13 @@ def match_words(table, mid, run=1):
     return f"table {escape(table)} match {mid}" + (f" (the box's journal {run})" if run > 1 else "")
 
 
-def clash_note(clashes):
+def clash_note(clashes, more=0):
     lines = "".join(f"<li>{escape(name)}: {match_words(*a)} and {match_words(*b)}, both in play at "
                     f"{pages.when(start)}</li>" for name, a, b, start, _ in clashes)
+    earlier = f"<p>And {more} more before these.</p>" if more else ""
     return (f'<div class="warn"><p>Seated at two tables at the same time: two people with one name, or one '
-            f'player tag at two tables? Their figures are added up here as one player\'s.</p><ul>{lines}</ul></div>'
-            if lines else "")
+            f'player tag at two tables? Their figures are added up here as one player\'s.</p><ul>{lines}</ul>'
+            f'{earlier}</div>' if lines else "")
 
 
 def club_json(board):
@@ -233,14 +234,14 @@ def players_page(board):
     """``/players``: tonight's standings next to the season's (every night the board holds), wins
     over time a line a player (and a partnership), and who sat at two tables at once."""
     live = records(board)
-    figures, wins, clashes = season_figures(board, live)
+    figures, wins, clashes, more = season_figures(board, live)
     the_season = club_standings(figures)
     night, recs = tonight(live)
-    parts = ["<h1>Players</h1>", GUESTS_NOTE, clash_note(clashes)]
+    parts = ["<h1>Players</h1>", GUESTS_NOTE, clash_note(clashes, more)]
     if not any(kinds["players"] for kinds in the_season.values()):
         parts.append(f'<p class="quiet">{escape(NO_PLAYERS)}</p>')
     tonights = club_standings(older(board).tonight(night, recs))
-    parts.append(f'<h2>Tonight ({escape(night)})</h2>')
+    parts.append(f'<h2>Tonight (the night of {escape(night)})</h2>')
     if not tonights:
         parts.append('<p class="quiet">No match tonight yet.</p>')
     for game, kinds in tonights.items():

@@ -19,6 +19,7 @@ from assistant.box.stats import FINISHED, finish, tally
 
 GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
 SLACK = 2.0  # seconds two matches may seem to overlap by: the boxes' clocks read on the board's
+SHOWN = 30   # clashes the page lists, the latest (one tag used at two tables all season made thousands)
 
 
 def named(side):
@@ -95,6 +96,11 @@ def clashes_within(places):
     return out
 
 
+def latest(clashes):
+    """The ``SHOWN`` latest ``clashes`` (by when they began)."""
+    return sorted(clashes, key=lambda c: (c[3], c))[-SHOWN:]
+
+
 class Older:
     """The older nights' matches (put away: season.py) added up once: the standings' tally, the wins
     over time, where each player sat and when, and the clashes among them; the latest night's own
@@ -118,11 +124,14 @@ class Older:
         self.places = {name: sorted(ps) for name, ps in places.items()}
         self.starts = {name: [p[0] for p in ps] for name, ps in self.places.items()}
         self.longest = {name: max(p[1] - p[0] for p in ps) for name, ps in self.places.items()}
-        self.clashes = clashes_within(self.places)
+        found = clashes_within(self.places)
+        self.clashes = latest(found)
+        self.earlier = len(found) - len(self.clashes)
 
     def figures(self, live, spans):
-        """``(tally, wins, clashes)`` of the season: these older nights and ``live`` (tonight's
-        records, numbered after them), without changing this aggregate."""
+        """``(tally, wins, clashes, more)`` of the season: these older nights and ``live`` (tonight's
+        records, numbered after them), without changing this aggregate; ``clashes``: the latest
+        ``SHOWN``, ``more``: how many before them."""
         figures = tally(live, copy.deepcopy(self.tally))
         wins = add_wins(live, {game: {kind: {name: list(s) for name, s in lines.items()}
                                       for kind, lines in kinds.items()} for game, kinds in self.wins.items()})
@@ -134,7 +143,8 @@ class Older:
                 first = bisect.bisect_left(starts, p[0] - self.longest.get(name, 0) - SLACK)
                 last = bisect.bisect_right(starts, p[1])
                 clashes.extend(c for o in older[first:last] if (c := _clash(name, o, p)) is not None)
-        return figures, wins, sorted(clashes)
+        shown = latest(clashes)
+        return figures, wins, sorted(shown), self.earlier + len(clashes) - len(shown)
 
     def tonight(self, night, live):
         """The tally of ``night`` (tonight): its matches put away, if any, and ``live`` (of it)."""
