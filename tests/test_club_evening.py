@@ -77,26 +77,35 @@ def test_a_connected_box_with_no_match_yet_is_not_said_to_be_unheard(tmp_path):
     board.close()
 
 
-def test_a_table_renamed_mid_match_shows_that_match_once_under_its_new_name(tmp_path):
-    """Fault (club night: table t4's box restarted as "blue" mid-match; docs/club.md: "the match in
-    play, and every one after, are blue's"): the board showed that match twice, whole and over at
-    blue and "in play" at t4 for ever, under "Box not connected: its match in play waits for it".
-    Now the old table's copy of a match its box went on with under another name is left out, and
-    the old table says where its box went."""
+def renamed_mid_match(tmp_path, board, after=1):
+    """Table t4's box plays match 1, is restarted as blue during match 2 (as it connects it sends
+    its latest matches' records, the one in play whole), ends match 2 and plays ``after`` more as blue."""
     from assistant.club.public import ClubOutbox
-    board = Board(str(tmp_path / "b.sqlite3"), "c")
     j, t, bot = bot_table(tmp_path, "towers", 6, name="t4")
     play(t, bot, "towers", ("Gus", "Hal"))
     t.new_match("towers", {}, seats=("Gus", "Hal"))
     for _ in range(40):
         assert t.apply(bot.next_action(t.match.engine))
     deliver(board, j)
-    j.outbox = ClubOutbox("c", "blue", j)  # the same box restarted as blue: as it connects, it sends
-    for mid in j.outbox.recent_matches():  # its latest matches' records (the publisher), the one in play whole
+    j.outbox = ClubOutbox("c", "blue", j)
+    for mid in j.outbox.recent_matches():
         board.receive(f"club/c/blue/record/{mid}", j.outbox.record(mid).encode())
     while t.match.engine.phase != "over":
         assert t.apply(bot.next_action(t.match.engine))
+    for _ in range(after):
+        play(t, bot, "towers", ("Gus", "Hal"))
     deliver(board, j)
+    return j
+
+
+def test_a_table_renamed_mid_match_shows_that_match_once_under_its_new_name(tmp_path):
+    """Fault (club night: table t4's box restarted as "blue" mid-match; docs/club.md: "the match in
+    play, and every one after, are blue's"): the board showed that match twice, whole and over at
+    blue and "in play" at t4 for ever, under "Box not connected: its match in play waits for it".
+    Now the old table's copy of a match its box went on with under another name is left out, and
+    the old table says where its box went."""
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j = renamed_mid_match(tmp_path, board, after=0)
     board.receive("club/c/t4/status", json.dumps({"v": 1, "table": "t4", "journal": j.name(), "online": False,
                                                    "t": time.time()}).encode())
     tables = {tb["table"]: [(m["match"], m["state"]) for m in tb["matches"]] for tb in club_json(board)["tables"]}
@@ -145,26 +154,6 @@ def test_the_board_players_page_of_a_night_of_guests_says_so_not_an_empty_table(
     assert "Twenty-Nine: standings" in players and "Towers: standings" not in players, players
     assert "No match yet" not in players
     board.close()
-
-
-def renamed_mid_match(tmp_path, board):
-    """Table t4's box plays match 1, is restarted as blue during match 2 (it sends its latest
-    matches' records as it connects), ends match 2 and plays match 3 as blue."""
-    from assistant.club.public import ClubOutbox
-    j, t, bot = bot_table(tmp_path, "towers", 6, name="t4")
-    play(t, bot, "towers", ("Gus", "Hal"))
-    t.new_match("towers", {}, seats=("Gus", "Hal"))
-    for _ in range(40):
-        assert t.apply(bot.next_action(t.match.engine))
-    deliver(board, j)
-    j.outbox = ClubOutbox("c", "blue", j)
-    for mid in j.outbox.recent_matches():
-        board.receive(f"club/c/blue/record/{mid}", j.outbox.record(mid).encode())
-    while t.match.engine.phase != "over":
-        assert t.apply(bot.next_action(t.match.engine))
-    play(t, bot, "towers", ("Gus", "Hal"))
-    deliver(board, j)
-    return j
 
 
 def a_night_later(path):
