@@ -675,6 +675,20 @@ def test_a_match_begun_with_deal_scan_goes_on_with_it_when_the_config_says_off(t
     assert not Table(journal, DECK, pads=TOWERS_PADS, deal_scan=False, match=journal.resume().match).deal_scan
 
 
+def test_a_scan_under_way_in_a_journal_of_an_older_version_is_taken_up_with_the_config_off(tmp_path):
+    """The same fault in a journal written before the match with deal scan on was kept (no
+    deal_scan_match setting): the taps kept for this very hand say a scan was under way, so deal
+    scan was on; a restart with the config off takes it up instead of dropping the three cards."""
+    h = Hands(tmp_path, deal_scan=True)
+    h.tap(3, "JH"), h.tap(3, "JS")
+    for c in ("AS", "KS", "QS"):
+        h.tap(1, c)
+    h.journal.db.execute("DELETE FROM meta WHERE key='setting:deal_scan_match'")  # as an older box left it
+    journal = Journal(str(tmp_path / "journal.sqlite3"))
+    again = Table(journal, DECK, pads=TOWERS_PADS, deal_scan=False, match=journal.resume().match)
+    assert again.scan_kept and "P1 3/7 P2 0/7" in again.view().prompt
+
+
 def test_a_kept_scan_of_another_hand_is_not_taken_up(tmp_path):
     """The kept scan names its match and hand: a line left from an earlier hand restores nothing."""
     h = Hands(tmp_path, deal_scan=True)

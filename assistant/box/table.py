@@ -33,6 +33,7 @@ from assistant.rules.shared import Refused
 from assistant.rules.scenario import GAME_OPTIONS, Action
 from assistant.box import modes, table_menus
 from assistant.box.deal_scan import SCANNED_MATCH, DealScan
+from assistant.box.deal_scan import SETTING as SCAN
 from assistant.box.table_view import (HIDDEN_KINDS, accusation_words, build_view, choices_for, desk, result_lines,
                                       undone_words)
 from assistant.box.table_view import before as view_before
@@ -56,8 +57,11 @@ class Table:
         on = deal_scan if stored is None else stored == "on"
         # a match begun with deal scan on goes on with it, whatever the config says now: started
         # again without --deal-scan, a scan half done was dropped and the hands went unscanned
-        self.scan_kept = match is not None and stored is None and not on and \
-            _stored_setting(journal, SCANNED_MATCH) == str(getattr(journal, "match_id", None))
+        mid = str(getattr(journal, "match_id", None))
+        self.scan_kept = match is not None and stored is None and not on and (
+            _stored_setting(journal, SCANNED_MATCH) == mid or  # or taps kept for this very hand (a
+            # journal of a version that kept no SCANNED_MATCH): a scan was under way, so it was on
+            (_stored_setting(journal, SCAN) or "").split()[:2] == [mid, str(match.engine.hand_no)])
         self.scan = DealScan(self, on or self.scan_kept)
         self.match = match
         self.alert = None          # an Alert (kind, words, cause) over the screen, until cleared
