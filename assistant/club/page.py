@@ -24,7 +24,6 @@ from assistant.club.publisher import ALIVE
 from assistant.club.standings import Older, add_places, club_standings, clashes_within, match_name  # noqa: F401
 from assistant.box.stats import IN_PLAY
 from assistant.web import pages
-from assistant.web.svg import line_chart
 from assistant.web.serving import HEADERS, PlainErrors, Server
 
 NAV = (("/", "Tables"), ("/nights", "Nights"), ("/players", "Players"))  # the board's (a box's: Now, Matches, Players)
@@ -216,55 +215,36 @@ def tonight(recs, now=None):
 
 
 def standing_tables(game, kinds):
-    """A game's standings: its players and partnerships, or why nobody stands in it."""
+    """A game's standings tonight: its players and partnerships."""
     out = pages.table(game, kinds["players"], "Player")
     if kinds["partnerships"]:
-        out += (f'<h3>{pages.GAME_NAMES[game]}: partnerships</h3>' + pages.table(game, kinds["partnerships"],
-                                                                               "Partnership"))
+        out += (f'<h3>{pages.GAME_NAMES[game]}: partnerships tonight</h3>'
+                + pages.table(game, kinds["partnerships"], "Partnership"))
     return out
 
 
-def wins_chart(lines, what):
-    series = sorted(lines.items())
-    return line_chart([(n, [0] + [w for _, w in s]) for n, s in series], f"wins after each match {what} played",
-                      "matches") if series else ""
-
-
 def players_page(board):
-    """``/players``: tonight's standings next to the season's (every night the board holds), wins
-    over time a line a player (and a partnership), and who sat at two tables at once."""
+    """``/players``: tonight's standings before the season's (every night the board holds, drawn as
+    a box's Players page: web.pages.players_page), wins over time a line a player (Twenty-Nine's
+    partners change from table to table), and who sat at two tables at once."""
     live = records(board)
     figures, wins, clashes, more = season_figures(board, live)
     the_season = club_standings(figures)
     night, recs = tonight(live)
-    parts = ["<h1>Players</h1>", GUESTS_NOTE, clash_note(clashes, more)]
-    if not any(kinds["players"] for kinds in the_season.values()):
-        parts.append(f'<p class="quiet">{escape(NO_PLAYERS)}</p>')
     tonights = club_standings(older(board).tonight(night, recs))
-    parts.append(f'<h2>Tonight (the night of {escape(night)})</h2>')
+    parts = [GUESTS_NOTE, clash_note(clashes, more), f'<h2>Tonight (the night of {escape(night)})</h2>']
     if not tonights:
         parts.append('<p class="quiet">No match tonight yet.</p>')
     for game, kinds in tonights.items():
         parts.append(f'<h3>{pages.GAME_NAMES[game]}: tonight</h3>' + standing_tables(game, kinds) if kinds["players"]
-                     else f'<h3>{pages.GAME_NAMES[game]}</h3>{GUESTS_ONLY}')
+                     else f'<h3>{pages.GAME_NAMES[game]}: tonight</h3>{GUESTS_ONLY}')
     parts.append('<h2>The season</h2><p class="quiet">Every night the board holds, tonight\'s too; older '
                  'nights on <a href="/nights">Nights</a>.</p>')
-    for game, kinds in the_season.items():
-        name = pages.GAME_NAMES[game]
-        if not kinds["players"]:
-            parts.append(f"<h3>{name}</h3>{GUESTS_ONLY}")
-            continue
-        parts.append(f"<h3>{name}: standings</h3>" + standing_tables(game, kinds))
-        if kinds["partnerships"]:
-            parts.append('<p class="quiet">Claims and accusations are a partnership\'s (either partner may make '
-                         'them), so they are counted there, not per player.</p>')
-        lines = wins.get(game, {})
-        if lines.get("players"):
-            parts.append(f"<h3>{name}: wins over time</h3>" + wins_chart(lines["players"], "a player"))
-        if lines.get("partnerships"):
-            parts.append(f"<h3>{name}: partnerships' wins over time</h3>"
-                         + wins_chart(lines["partnerships"], "a partnership"))
-    return pages.page("Players", "/players", "".join(parts), nav=NAV)
+    parts.extend(f'<h3>{pages.GAME_NAMES[game]}: the season</h3>{GUESTS_ONLY}'
+                 for game, kinds in the_season.items() if not kinds["players"])
+    named = {game: kinds for game, kinds in the_season.items() if kinds["players"]}
+    return pages.players_page(named, {game: lines["players"] for game, lines in wins.items()}, NAV,
+                              "".join(parts), NO_PLAYERS)
 
 
 def in_order(table):
