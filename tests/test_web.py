@@ -1,5 +1,6 @@
 """The web page (issue 13 items 3 and 6): JSON as replay gives it, the scenario download round
 trip, names escaped, no path traversal, bounded requests, read-only, off unless enabled."""
+import contextlib
 import hashlib
 import http.client
 import json
@@ -16,15 +17,34 @@ from assistant.web.server import make_server
 from test_stats import MATCHES, SCN, write_journal
 
 
+@contextlib.contextmanager
+def served(folder):
+    """The web page of the state folder ``folder``, serving until the block ends: its port."""
+    server = make_server(str(folder), "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.site.close()
+
+
+def played_by(folder, seats):
+    """One more match in ``folder``'s journal, MATCHES[0]'s actions played by ``seats``."""
+    j = Journal(str(folder / "journal.sqlite3"))
+    sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
+    j.new_match(sc.game, seats, sc.options)
+    for _, action in sc.actions():
+        j.append(action)
+    j.close()
+
+
 @pytest.fixture
 def site(tmp_path):
     write_journal(tmp_path)
-    server = make_server(str(tmp_path), "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield tmp_path, server.server_address[1]
-    server.shutdown()
-    server.server_close()
-    server.site.close()
+    with served(tmp_path) as port:
+        yield tmp_path, port
 
 
 def request(port, method, path, body=None, headers=None):
@@ -180,10 +200,7 @@ def test_a_match_whose_actions_were_all_lost_says_so(tmp_path):
     j = Journal(str(path))  # the box's next start sets match 2's rows aside
     j.resume(2)
     j.close()
-    server = make_server(str(tmp_path), "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        port = server.server_address[1]
+    with served(tmp_path) as port:
         got = json.loads(request(port, "GET", "/api/matches")[2])
         assert [(m["state"], m["actions"]) for m in got] == [("abandoned", 0), ("abandoned", 0), ("in play", 5)]
         assert got[0]["note"] == "no actions kept"
@@ -196,10 +213,6 @@ def test_a_match_whose_actions_were_all_lost_says_so(tmp_path):
         assert "Cy 0<" in rows[3]  # the match in play: 0 to 0 it is
         one = request(port, "GET", "/matches/1")[2]
         assert "No actions kept." in one and "0 – 0" not in one
-    finally:
-        server.shutdown()
-        server.server_close()
-        server.site.close()
 
 
 def test_now_shows_the_box_screen_only_while_it_matches_the_journal(site):
@@ -454,18 +467,12 @@ def test_a_pagat_match_page_names_its_house_rules_and_reads_its_negative_score(t
     went unexplained. Now the page lists the house rules in the screen's words, and a negative
     score has a minus sign, spaced from the dash between the sides."""
     write_journal(tmp_path, ["twenty-nine/option-pagat-missed.scn", MATCHES[0]])
-    server = make_server(str(tmp_path), "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        status, _, text = request(server.server_address[1], "GET", "/matches/1")
+    with served(tmp_path) as port:
+        status, _, text = request(port, "GET", "/matches/1")
         assert status == 200
         assert "House rules: Scoring: pagat (+6/-6)" in text
         assert "P1 + P3 0 – −1 P2 + P4" in text and "0 – −1</td>" in text and "–-" not in text
-        assert "House rules" not in request(server.server_address[1], "GET", "/matches/2")[2]  # towers: none
-    finally:
-        server.shutdown()
-        server.server_close()
-        server.site.close()
+        assert "House rules" not in request(port, "GET", "/matches/2")[2]  # towers: none
 
 
 def test_wins_over_time_puts_every_line_on_the_games_matches_in_order(tmp_path):
@@ -479,20 +486,9 @@ def test_wins_over_time_puts_every_line_on_the_games_matches_in_order(tmp_path):
     assert on_one_axis([("Ann", [(1, 1), (2, 1), (5, 2)]), ("Cy", [(5, 0)])]) == [
         ("Ann", [0, 1, 1, 2]), ("Cy", [None, None, 0, 0])]
     write_journal(tmp_path, [MATCHES[0], MATCHES[1], MATCHES[0]])  # P2 wins all three
-    j = Journal(str(tmp_path / "journal.sqlite3"))
-    sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
-    j.new_match(sc.game, ("Ann", "Bob"), sc.options)
-    for _, action in sc.actions():
-        j.append(action)
-    j.close()
-    server = make_server(str(tmp_path), "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        _, _, text = request(server.server_address[1], "GET", "/players")
-    finally:
-        server.shutdown()
-        server.server_close()
-        server.site.close()
+    played_by(tmp_path, ("Ann", "Bob"))
+    with served(tmp_path) as port:
+        _, _, text = request(port, "GET", "/players")
     chart = text[text.index("Towers: wins over time"):]
     lines = dict((name, [tuple(map(float, p.split(","))) for p in points.split()]) for points, name in
                  re.findall(r'<polyline [^>]*points="([^"]*)"><title>([^<]*)</title>', chart))
@@ -508,10 +504,7 @@ def test_thousands_of_matches_are_listed_a_hundred_a_page_not_all_at_once(tmp_pa
     for _ in range(205):
         j.new_match("towers", ("Ann", "Bob"), {})
     j.close()
-    server = make_server(str(tmp_path), "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        port = server.server_address[1]
+    with served(tmp_path) as port:
         status, _, first = request(port, "GET", "/matches")
         assert status == 200 and first.count('<tr><td><a href="/matches/') == 100
         assert '<a href="/matches/205">' in first and '<a href="/matches/105">' not in first
@@ -522,10 +515,6 @@ def test_thousands_of_matches_are_listed_a_hundred_a_page_not_all_at_once(tmp_pa
         for bad in ("0", "4", "x", "-1", "9" * 40, "1e3"):
             status, _, text = request(port, "GET", f"/matches?page={bad}")
             assert status == 404 and "pages 1 to 3" in text and 'href="/matches"' in text, bad
-    finally:
-        server.shutdown()
-        server.server_close()
-        server.site.close()
 
 
 def test_a_ninth_player_s_line_is_not_drawn_exactly_as_the_first_s(tmp_path):
@@ -541,14 +530,8 @@ def test_a_ninth_player_s_line_is_not_drawn_exactly_as_the_first_s(tmp_path):
         for _, action in sc.actions():
             j.append(action)
     j.close()
-    server = make_server(str(tmp_path), "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        _, _, text = request(server.server_address[1], "GET", "/players")
-    finally:
-        server.shutdown()
-        server.server_close()
-        server.site.close()
+    with served(tmp_path) as port:
+        _, _, text = request(port, "GET", "/players")
     lines = re.findall(r'<polyline fill="none" stroke="([^"]+)" stroke-width="2"(?: stroke-dasharray="([^"]+)")?', text)
     keys = re.findall(r'<line x1="1" x2="21" y1="6" y2="6" stroke="([^"]+)" stroke-width="3"(?: stroke-dasharray="([^"]+)")?', text)
     assert len(lines) == 10 and len(set(lines)) == 10, lines
@@ -565,18 +548,9 @@ def test_the_players_page_says_what_a_guest_s_line_adds_up(site):
 
 
 def test_a_players_page_of_players_known_by_their_tags_has_no_guest_note(tmp_path):
-    j = Journal(str(tmp_path / "journal.sqlite3"))
-    sc = read_header((SCN / MATCHES[0]).read_text(encoding="utf-8").splitlines())
-    j.new_match(sc.game, ("Ann", "Bob"), sc.options)
-    for _, action in sc.actions():
-        j.append(action)
-    j.close()
-    server = make_server(str(tmp_path), "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        status, _, text = request(server.server_address[1], "GET", "/players")
+    """The other side of the guests' note (the test above): a page with no guest on it does not
+    explain guests to a reader it would only puzzle."""
+    played_by(tmp_path, ("Ann", "Bob"))
+    with served(tmp_path) as port:
+        status, _, text = request(port, "GET", "/players")
         assert status == 200 and "Bob" in text and "guests" not in text
-    finally:
-        server.shutdown()
-        server.server_close()
-        server.site.close()
