@@ -138,3 +138,14 @@ def test_the_docs_club_of_your_own_keeps_the_brokers_log_out_of_the_terminal():
     block = doc.split("### Simulated boxes in a club of your own")[1].split("```sh")[1].split("```")[0]
     broker = [ln.split("#")[0].split() for ln in block.splitlines() if ln.startswith("mosquitto ")]
     assert broker == [["mosquitto", "-c", "mosquitto.conf", "2>mosquitto.log", "&"]], broker
+
+
+def test_a_hold_that_changes_nothing_says_why(tmp_path):
+    """Fault: on a fresh box (no match yet: the choice of game, or the seats tapping their player
+    tags) `u`, hold Back, did nothing and said nothing, and `m`, hold OK, with the menu already
+    up did the same: the newcomer could not tell the keys were heard. Each now says why, as a
+    press that changes nothing does."""
+    out = piped(["sim", "--state-dir", tmp_path, "--player", "Ann"], "u\n\nu\nm\nm\nq\n")
+    said = " ".join(out.split())
+    assert said.count("(undo, hold Back, has nothing to take back: no match has begun yet)") == 2, said[-600:]
+    assert "(the menu is up: Left and Right move, OK chooses, Back leaves it)" in said

@@ -72,6 +72,10 @@ UNCHANGED = {
     "left": "  (nothing to choose now: Left and Right move a choice or a menu)",
     "right": "  (nothing to choose now: Left and Right move a choice or a menu)",
     "ok": "  (OK has nothing to choose now: the table waits for a card; type it, like JS)"}
+# and a hold that changed nothing (a fresh box has no match to undo; the menu is already up)
+HELD_UNCHANGED = {
+    "back": "  (undo, hold Back, has nothing to take back: no match has begun yet)",
+    "ok": "  (the menu is up: Left and Right move, OK chooses, Back leaves it)"}
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("help", "?", "h")
 
@@ -236,6 +240,8 @@ def _interactive(sim):
             getattr(sim, gesture)(button)
             if gesture == "press" and button in UNCHANGED and sim.box.view == before:
                 say(UNCHANGED[button])
+            elif gesture == "hold" and sim.box.view == before and (button == "ok" or sim.table.match is None):
+                say(HELD_UNCHANGED[button])
         elif ARROW_LINE.fullmatch(line):
             buttons = [ARROWS[key] for key in line[2::3]]
             for button in filter(None, buttons):
