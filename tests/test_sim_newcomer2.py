@@ -149,3 +149,23 @@ def test_a_hold_that_changes_nothing_says_why(tmp_path):
     said = " ".join(out.split())
     assert said.count("(undo, hold Back, has nothing to take back: no match has begun yet)") == 2, said[-600:]
     assert "(the menu is up: Left and Right move, OK chooses, Back leaves it)" in said
+
+
+def test_the_readme_says_what_the_step_words_of_the_screen_line_mean(tmp_path):
+    """Fault: the sim's words for the screen read "screen: trump1: P1 < Accept >", "screen: for2:
+    ...", "screen: trump-card: ...": the box's step in the program's own words, which the OLED
+    never shows and nothing told a newcomer the meaning of ("trump1"?). The README now lists
+    each with what it means. (They stay: other tools and tests read them as the step.)"""
+    import re
+    from test_sim_newcomer import ROOT
+    steps = set()
+    for module in ("table_towers.py", "table_twentynine.py"):
+        source = (ROOT / "assistant" / "box" / module).read_text()
+        steps |= set(re.findall(r'phase="([a-z0-9-]+)"', source)) | set(re.findall(r'phase="[a-z0-9-]+" if [^,]* else "([a-z0-9-]+)"', source))
+    steps |= {"trump1", "trump2"}  # towers passes the engine's own phase on for these
+    assert {"lead", "double", "for2", "trump-card", "hand-over"} <= steps, steps
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    told = readme.split("The `screen:` line begins with the box's step")[1][:800]
+    assert all(f"`{step}`" in told for step in steps), sorted(s for s in steps if f"`{s}`" not in told)
+    out = piped(["sim", "--state-dir", tmp_path], "\nJS\n9H\nq\n")
+    assert "screen: trump1: P2 < Accept >" in out
