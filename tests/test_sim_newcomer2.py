@@ -169,3 +169,19 @@ def test_the_readme_says_what_the_step_words_of_the_screen_line_mean(tmp_path):
     assert all(f"`{step}`" in told for step in steps), sorted(s for s in steps if f"`{s}`" not in told)
     out = piped(["sim", "--state-dir", tmp_path], "\nJS\n9H\nq\n")
     assert "screen: trump1: P2 < Accept >" in out
+
+
+def test_ok_on_an_alert_over_a_menu_only_clears_it(tmp_path):
+    """Fault: README: "Back or OK on an alert ... clears it; nothing else happens on that press".
+    Over an open menu it did not: a card tapped with the menu up on "Undo last" said "Finish the
+    menu first (Back to leave it)", and OK to clear that also undid the last card played; OK on
+    "Ann already has a seat" also seated a guest. Now OK clears the alert and nothing else."""
+    out = piped(["sim", "--state-dir", tmp_path], "\nJS\n9H\nm\nd\nAS\n\nq\n")
+    screens = [ln.split("screen: ", 1)[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens[-2].endswith("| NOTE: Finish the menu first (Back to leave it)"), screens[-3:]
+    assert screens[-1].startswith("Menu: Close [Undo last]"), screens[-3:]  # nothing undone
+    assert "Undone" not in out
+    out = piped(["sim", "--state-dir", tmp_path / "p", "--player", "Ann"], "\nAnn\nAnn\n\nq\n")
+    screens = [ln.split("screen: ", 1)[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens[-2] == "P2: tap player tag: [Guest] | REFUSED: Ann already has a seat", screens
+    assert screens[-1] == "P2: tap player tag: [Guest]", screens  # no guest seated on that press

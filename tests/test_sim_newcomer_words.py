@@ -154,10 +154,11 @@ def test_sim_a_player_named_like_a_key_is_refused_at_start(tmp_path, name, key):
 def test_sim_a_refused_player_tag_does_not_stay_over_the_flip(tmp_path):
     """Fault: Ann's tag tapped for a second seat was refused ("Ann already has a seat"); Back did
     not clear the alert (the seats' menu took it), and OK for a guest left it over the flip."""
-    out = sim(tmp_path, ["", "Ann", "Ann", "b", "Ann", ""], "--player", "Ann", "--player", "Bob")
+    out = sim(tmp_path, ["", "Ann", "Ann", "b", "Ann", "", ""], "--player", "Ann", "--player", "Bob")
     lines = screens(out)
     assert lines[3].endswith("REFUSED: Ann already has a seat"), lines
     assert lines[4].endswith("screen: P2: tap player tag: [Guest]"), lines  # Back cleared it
+    assert lines[-2].endswith("screen: P2: tap player tag: [Guest]"), lines  # OK cleared it (only)
     assert lines[-1].endswith("screen: flip: Flip for the deal: / tap one card each"), lines
 
 

@@ -86,6 +86,8 @@ def _menu(table, name):
     cleared = table.alert_cause in MENU_ALERTS
     if cleared:
         table.alert = None
+        if name == "ok":  # OK on an alert clears it and does nothing else (the item it was on: undo!)
+            return True
     if name == "back" and table.match is not None:
         table.menu = None
     elif name == "back" and menu.title != GAME_MENU and not cleared:  # a fresh box: the choice of game
