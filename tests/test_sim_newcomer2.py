@@ -185,3 +185,14 @@ def test_ok_on_an_alert_over_a_menu_only_clears_it(tmp_path):
     screens = [ln.split("screen: ", 1)[1] for ln in out.split("\n") if "screen: " in ln]
     assert screens[-2] == "P2: tap player tag: [Guest] | REFUSED: Ann already has a seat", screens
     assert screens[-1] == "P2: tap player tag: [Guest]", screens  # no guest seated on that press
+
+
+def test_a_seat_taken_by_a_tag_clears_the_refusal_said_of_the_seat_before(tmp_path):
+    """OK on an alert only clears it (above), so a refusal said while the seats were taken (a
+    card tapped: "No match yet"; a tag already seated) must not outlive the seat it was about:
+    once a player's tag takes the seat, the next OK seats the next guest, not clears a stale
+    alert."""
+    out = piped(["sim", "--state-dir", tmp_path, "--player", "Ann"], "\nJS\nAnn\n\nq\n")
+    screens = [ln.split("screen: ", 1)[1] for ln in out.split("\n") if "screen: " in ln]
+    assert screens[-2] == "P2: tap player tag: [Guest]", screens  # Ann seated: the alert went
+    assert screens[-1].startswith("flip: Flip for the deal"), screens

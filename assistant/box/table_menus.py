@@ -10,7 +10,7 @@ from a list here.
 from assistant.rules.match import engine_class
 from assistant.rules.scenario import GAME_OPTIONS, GAMES, Action
 from assistant.box.journal import JournalError
-from assistant.box.modes import GAME_MENU, MenuMode
+from assistant.box.modes import GAME_MENU, MENU_ALERTS, MenuMode
 from assistant.box.table_view import DESKS, desk
 
 
@@ -130,6 +130,8 @@ def player_tag(table, name):
     if name in names:
         table.alert_refused(f"{name} already has a seat", "player-tag")
         return
+    if table.alert_cause in MENU_ALERTS:  # said of the seat before: the tag moves the seats on
+        table.alert = None
     seat_menu(table, game, options, names + [name])
 
 
