@@ -2,6 +2,7 @@
 through Debian's chromium-driver (no driver is downloaded). Every page at a phone's and a laptop's
 size: no console error, the charts drawn with their data, the Now page updated after a bot action
 without a reload. Screenshots go to $WEB_SCREENSHOTS when it is set (to look at them)."""
+import contextlib
 import os
 import re
 import shutil
@@ -34,13 +35,21 @@ def served():
                     "apt-get install chromium chromium-driver)")
     folder = Path(tempfile.mkdtemp())
     write_journal(folder)
+    with web_page(folder) as base:
+        yield folder, base
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def web_page(folder):
+    """`card-assistant web` on the state folder ``folder``, until the block ends: its address."""
     proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(folder),
                              "--port", "0"], stderr=subprocess.PIPE, text=True)
-    base = re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
-    yield folder, base
-    proc.terminate()
-    proc.wait(10)
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        yield re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 @pytest.fixture(scope="module")
@@ -225,10 +234,7 @@ def test_on_a_phone_a_twenty_nine_standings_row_is_one_line_not_its_bids_by_leve
             m.apply(a)
             j.append(a)
     j.close()
-    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(tmp_path),
-                             "--port", "0"], stderr=subprocess.PIPE, text=True)
-    try:
-        base = re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
+    with web_page(tmp_path) as base:
         browser.set_window_size(*SIZES["phone"])
         browser.get(base + "/players")
         rows = browser.find_elements(By.CSS_SELECTOR, "table tr")
@@ -239,9 +245,6 @@ def test_on_a_phone_a_twenty_nine_standings_row_is_one_line_not_its_bids_by_leve
         assert "neither made nor missed" in browser.find_element(By.TAG_NAME, "main").text  # N11
         assert errors(browser) == []
         shot(browser, "players-bids-phone")
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_on_a_phone_a_match_with_no_action_kept_still_says_abandoned(tmp_path, browser):
@@ -253,16 +256,10 @@ def test_on_a_phone_a_match_with_no_action_kept_still_says_abandoned(tmp_path, b
     j.new_match("towers", ("Ann", "Bob"), {})  # no action, abandoned by the next
     j.new_match("towers", ("Ann", "Bob"), {})
     j.close()
-    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--state-dir", str(tmp_path),
-                             "--port", "0"], stderr=subprocess.PIPE, text=True)
-    try:
-        base = re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
+    with web_page(tmp_path) as base:
         browser.set_window_size(*SIZES["phone"])
         browser.get(base + "/matches")
         rows = browser.find_elements(By.CSS_SELECTOR, "table tr")
         assert "no actions kept" in rows[2].text and "abandoned" in rows[2].text, rows[2].text
         assert "in play" in rows[1].text
         shot(browser, "matches-no-action-phone")
-    finally:
-        proc.terminate()
-        proc.wait(10)
