@@ -289,3 +289,58 @@ def test_a_journal_name_no_box_makes_is_refused(tmp_path):
         board.receive("club/c/t1/events", json.dumps(body).encode())
     assert board.counts["refused"] == 4 and not board.matches
     board.close()
+
+
+def test_statuses_naming_new_journals_without_end_take_no_more_room_on_the_board(broker, live_board):
+    """Fault (attacker, MQTT: one table's password): a box's "online" status says its clock, which
+    the board keeps for the status's journal (in its file and its memory), even one that sent no
+    event yet. A flood of statuses, each naming a journal no box had (any 16 hex digits), added a
+    row and an entry each, with no bound: 20,000 statuses, 20,000 rows (5.5 MB), and a board
+    started again read them all. Now the board keeps the clocks of the journals it has events of,
+    and of the latest MAX_UNHEARD that sent none yet; the box that then plays keeps its own."""
+    from assistant.club.board import MAX_UNHEARD
+    now = time.time()
+
+    def status(journal, alive=30):
+        return ("club/c/t1/status", json.dumps({"v": 1, "table": "t1", "online": True, "t": now,
+                                                "alive": alive, "journal": journal}))
+    t, events, _ = finished_match(broker.folder / "box")
+    journal = json.loads(events[0][1])["journal"]
+    send_all(broker, "t1", [status(journal)] + events)  # a box that plays: its clock, then its events
+    send_all(broker, "t1", [status("%016x" % n) for n in range(300)] + [status("f" * 16, alive=77)])
+    assert wait_for(lambda: live_board.beat.get("t1") == 77)  # the last status of the flood was taken
+    assert wait_for(lambda: live_board.counts["stored"] == len(events))
+    rows = live_board.db.execute("SELECT journal FROM clocks WHERE tbl='t1'").fetchall()
+    assert len(rows) <= MAX_UNHEARD + 1 and (journal,) in rows, len(rows)
+    assert len([k for k in live_board.clocks.behind if k[0] == "t1"]) <= MAX_UNHEARD + 1
+
+
+def test_a_match_the_rules_refuse_is_logged_once_not_at_every_event_after(broker, live_board, caplog):
+    """Fault (attacker, MQTT; or a box and a board that disagree): the board replays a match again at
+    each event after a refused one, and logged the same refusal each time: a match refused at its
+    first action, then 2,000 events, wrote 2,000 identical lines (a real match refused at its
+    tenth action: one a play for the rest of it). Now one line for the refusal, stored events kept."""
+    caplog.set_level(logging.INFO, logger="assistant.club.board")
+    journal = "ab" * 8
+    start_ = json.dumps({"v": 1, "kind": "start", "id": ["t1", 1, 0], "game": "towers", "seats": ["Ann", "Bob"],
+                         "options": {}, "journal": journal})
+    actions = [json.dumps({"v": 1, "kind": "action", "id": ["t1", 1, n], "line": "play P1 9H", "hand": 1,
+                           "journal": journal}) for n in range(1, 201)]
+    send_all(broker, "t1", [("club/c/t1/events", start_)] + [("club/c/t1/events", a) for a in actions])
+    assert wait_for(lambda: live_board.counts["stored"] == 201)
+    assert said(caplog, "refused by the rules") == ["board: table t1 match 1 action 1 refused by the rules (ScenarioError)"]
+
+
+def test_a_record_refused_is_one_storm_whatever_match_it_names(broker, live_board, caplog):
+    """Fault (attacker, MQTT): a refused record's line named its "match" as sent, and a storm of
+    refusals is keyed by its words, so records naming a different match each (any text) were each
+    a storm of their own: 200 records, 200 log lines (and 200 more as each ended). Now a record
+    whose match is no number a box makes is refused in those words: one storm, one line."""
+    caplog.set_level(logging.INFO, logger="assistant.club.board")
+    records = [("club/c/t1/record/1", json.dumps({"v": 1, "table": "t1", "match": f"m{k:x}y", "events": []}))
+               for k in range(200)]
+    send_all(broker, "t1", records)
+    assert wait_for(lambda: live_board.counts["refused"] == 200)
+    assert said(caplog, "refused a message") == [
+        "board: refused a message on club/c/t1/record/1: a record without a match number a box makes "
+        "(logged once until it ends)"]

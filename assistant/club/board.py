@@ -39,6 +39,7 @@ from assistant.club.tables import MAX_HELD, Tables  # noqa: F401 (callers import
 log = logging.getLogger("assistant.club.board")
 QUIET = 30                # seconds without a refusal of a kind before the log says it ended
 NAME = re.compile(r"[0-9a-f]{1,32}")  # a journal's name as a box makes it (os.urandom(8).hex())
+MAX_UNHEARD = 8  # journals of a table whose box said its clock but sent no event yet: the latest kept
 
 
 def unwritable(e):
@@ -276,8 +277,10 @@ class Board:
             self.said[table] = time.time()  # a box connected says so every ALIVE seconds (publisher)
             self.said_by[table] = journal
             t = calendar_time(body.get("t"))
-            if body["online"] and self.clocks.heard(table, journal, t, time.time()):  # said as it connects
-                self.file.clock(table, journal, self.clocks.behind[(table, journal)])
+            if body["online"] and t is not None:
+                self._room_for_clock(table, journal)
+                if self.clocks.heard(table, journal, t, time.time()):  # said as it connects
+                    self.file.clock(table, journal, self.clocks.behind[(table, journal)])
         elif what.startswith("record/"):
             events = body.get("events")
             if body.get("table") != table or not isinstance(events, list):
@@ -285,12 +288,28 @@ class Board:
             if not all(isinstance(e, dict) for e in events):
                 raise Refusal("a record holding a non-event")
             mid = body.get("match")
+            if type(mid) is not int or not 1 <= mid <= MAX_MATCH:  # its words are the storm's key: never the sender's
+                raise Refusal("a record without a match number a box makes")
             if [e.get("id") for e in events] != [[table, mid, k] for k in range(len(events))]:
-                raise Refusal(f"out of order: a record whose events are not match {printable(mid)}'s 0, 1, 2, ...")
+                raise Refusal(f"out of order: a record whose events are not match {mid}'s 0, 1, 2, ...")
             for event in events:
                 self._event(table, journal, dict(event, v=1))
         else:
             raise Refusal("unknown topic")
+
+    def _room_for_clock(self, table, journal):
+        """Make room for the clock of ``journal``'s box: the board keeps it for every journal it has
+        events of, and for the latest ``MAX_UNHEARD`` of the table that sent none yet (a box just
+        reset: its events follow), the oldest of those forgotten. A flood of statuses, each naming
+        a new journal, added a row to the board's file and its memory each, with no bound (20,000
+        of them: 20,000 rows, 5.5 MB)."""
+        key = (table, journal)
+        if key in self.clocks.behind or key in self.tables.first:
+            return
+        unheard = [k for k in self.clocks.behind if k[0] == table and k not in self.tables.first]
+        for old in unheard[:max(0, len(unheard) - MAX_UNHEARD + 1)]:  # the oldest first (as they came)
+            del self.clocks.behind[old]
+            self.file.forget_clock(*old)
 
     @staticmethod
     def _journal(body):

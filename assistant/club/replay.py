@@ -29,6 +29,7 @@ class BoardMatch:
         self.events = {}     # n -> event (n >= 1)
         self.next = 1        # the next event number to apply
         self.problem = None  # (n, words) when a line was refused
+        self.said = None     # the refusal last logged (tables.py): logged once, not at every event after it
         self.claimed = None  # the box's own last score (shown beside ours, never used)
         self.scores = {}     # n -> the box's score an event not yet applied says (then only claimed)
 

@@ -135,6 +135,9 @@ class BoardFile:
     def clocks(self):
         return self.db.execute("SELECT tbl, journal, behind FROM clocks")
 
+    def forget_clock(self, table, journal):
+        self.db.execute("DELETE FROM clocks WHERE tbl=? AND journal=?", (table, journal))
+
     def clock(self, table, journal, behind):
         self.db.execute("INSERT INTO clocks VALUES (?, ?, ?) ON CONFLICT (tbl, journal) DO UPDATE "
                         "SET behind=min(behind, excluded.behind)", (table, journal, behind))

@@ -130,9 +130,14 @@ class Tables:
 
     @staticmethod
     def _add(bm, n, body):
+        """Event ``n`` into match ``bm``; a refusal by the rules is logged once, not again with each
+        event after it (the match is replayed again at each, and refused at the same action: a
+        match refused at its first action and 2,000 events after it wrote 2,000 lines)."""
         refused = bm.add(n, body)
-        if refused:
+        if refused and refused != bm.said:
             log.warning("board: %s", refused)
+        if refused or bm.problem is None:  # (an event held behind a gap changes nothing)
+            bm.said = refused
 
     def _gap(self, key):
         """One log line when a match's gap opens, one when it is filled."""
