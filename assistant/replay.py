@@ -93,7 +93,7 @@ def read_scenario(name, stdin=None):
             os.set_blocking(fd, True)
             data = f.read(MAX_BYTES + 1)
             if not data and stat.S_ISFIFO(os.fstat(fd).st_mode):
-                raise ValueError("it is a named pipe that nothing writes to")
+                raise ValueError("it is a pipe and nothing was written to it")
     if len(data) > MAX_BYTES:
         raise ValueError(f"larger than {MAX_BYTES // 1024} KiB: that is no scenario")
     try:

@@ -198,7 +198,7 @@ def test_replay_refuses_too_much_standard_input():
     ("a folder", lambda p: p.mkdir(), "garbage.scn is a folder, not a scenario file"),
     ("nothing at all", lambda p: None, "No such file"),
     # a named pipe nobody writes to: the replay hung in open() until killed (found by rules2)
-    ("a FIFO with no writer", lambda p: os.mkfifo(p), "garbage.scn: it is a named pipe that nothing"),
+    ("a FIFO with no writer", lambda p: os.mkfifo(p), "garbage.scn: it is a pipe and nothing was written"),
     ("a control character in a seat name", lambda p: p.write_text("game towers\nseats \x1b[2J B\n"),
      "control character"),
 ])
