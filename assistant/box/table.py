@@ -73,7 +73,6 @@ class Table:
         self.result = None         # lines for the hand just scored (or re-scored), until a press
         self.note = None           # one line on what just happened (undo, flip, accusation...)
         self.last_trick = None     # (cards, winner, number): the completed trick, until a press
-        self.callers = set()       # (hand, trick, seat) of each call for trump (N5's words)
         self.showing = None        # a pair being shown on the reader: (seat, cards still to tap)
         if self.match is None:
             table_menus.game_menu(self)
@@ -192,13 +191,9 @@ class Table:
         self.showing = None
         e = m.engine
         if action.kind == "undo":
-            if history[-1].kind == "call":  # a call taken back (D9) is no call in N5's words
-                self.callers.discard((e.hand_no, self.desk.tricks_done(e) + 1, e.to_act))
             self.note = undone_words(history[-1], e.to_act, m.seats)
         else:
             new = e.book.proven[proven:]
-            if action.kind == "call":
-                self.callers.add((e.hand_no, trick_no + 1, actor))
             if new:  # one card may prove several failures (T9: each is its own renege)
                 self.set_alert("renege", self.desk.renege_words(self, new), "renege-proven")
             self.result = result_lines(self, before, action)
@@ -346,7 +341,6 @@ class Table:
         self.cursor = 0
         self.result = self.last_trick = None
         self.note = None
-        self.callers = set()
         self.showing = None
         if self.desk.rules_in_play(match.options):
             table_menus.show_rules(self)

@@ -225,7 +225,7 @@ def renege_words(table, new):
     """N11 alert words for reneges just proven; a caller's failure to trump says so (N5)."""
     m = table.match
     r = new[-1]
-    if (m.engine.hand_no, r.trick, r.seat) in table.callers and r.suit == m.engine.trump_suit:
+    if m.engine.call == (r.seat, r.trick) and r.suit == m.engine.trump_suit:
         tricks = ", ".join(str(x.trick) for x in new)
         return f"{m.seats[r.seat]} did not trump after calling (trick{'s' if len(new) > 1 else ''} {tricks})"
     return failed_words(m.seats, new)

@@ -23,7 +23,7 @@ after a round ends it is already the next round's dealer), ``hand_no``
 the contract holder), ``target`` (the bid moved by a pair), ``seventh``,
 ``revealed``, ``trump_suit`` (suit index once revealed, else None),
 ``trump_set`` (a face-down card is set), ``caller`` (the seat that called
-in the current trick), ``trick`` (list of (seat, card)), ``trick_no`` (tricks
+in the current trick), ``call`` ((seat, trick) of the round's call), ``trick`` (list of (seat, card)), ``trick_no`` (tricks
 completed this round), ``tricks`` (per seat), ``points`` (per side),
 ``winners`` (trick winners of the round), ``played`` (bitmask of cards played
 this round), ``known`` (bitmask per seat, see above: hidden information),
@@ -72,7 +72,7 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
         "seats", "after_call", "pair_on", "double_on", "pagat", "two_point",
         "flip", "book", "phase", "to_act", "dealer", "hand_no", "round_open",
         "high", "active", "bid", "bidder", "target", "seventh", "_trump_card",
-        "trump_set", "revealed", "trump_suit", "reveal_trick", "reveal_pos", "caller",
+        "trump_set", "revealed", "trump_suit", "reveal_trick", "reveal_pos", "caller", "call",
         "trick", "trick_no", "tricks", "points", "winners", "played", "known", "given",
         "left", "plays", "next_known", "next_given", "multiplier", "doubler", "redoubler",
         "pair_seat", "score", "winner", "pre_score", "result", "_outcome")
@@ -117,6 +117,7 @@ class TwentyNine(Auction, TrumpCard, Hands, Tricks, Scoring, HouseRules, Rules):
         self.reveal_trick = None
         self.reveal_pos = 0
         self.caller = None
+        self.call = None  # (seat, 1-based trick) of the round's call for trump, kept all round
         self.trick = []
         self.trick_no = 0
         self.tricks = [0, 0, 0, 0]

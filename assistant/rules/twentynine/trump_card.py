@@ -61,6 +61,7 @@ class TrumpCard:
         if self.known[s] & SUIT_MASK[led]:
             raise Refused("cannot-call", f"{self.name(s)} can follow {suit_words(led)}, so may not call for trump")
         self.caller = s
+        self.call = (s, self.trick_no + 1)
         self._reveal(len(self.trick))
 
     def _reveal(self, pos):
