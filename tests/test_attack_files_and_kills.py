@@ -305,3 +305,35 @@ def test_players_add_on_a_read_only_card_says_read_only_before_the_tap(tmp_path)
     assert got.stderr.splitlines() == [f"card-assistant players: {state / 'players.txt'} cannot be written "
                                        f"({want}): no player can be added"], got.stderr
     assert (state / "players.txt").read_text() == "04AA000000000B Bo\n"
+
+
+def test_a_rename_made_while_players_add_waits_for_the_tag_is_kept(tmp_path):
+    """Fault (two terminals: `players add Ann` waiting for Ann to tap her tag, and meanwhile
+    `players rename Bo Bea`, which said "Bo is now Bea"): the add wrote the list as it had read
+    it at its start, so Bea was Bo again, a change said to be done lost without a word. The list
+    is read again just before the add writes it: both changes are kept. (A real reader line: the
+    virtual firmware on a pty.)"""
+    from assistant.sim.virtual_firmware import VirtualFirmware
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "players.txt").write_text("04AA000000000B Bo\n")
+    link = tmp_path / "card-reader"
+    vf = VirtualFirmware(link).plug()
+    cli = [sys.executable, "-m", "assistant.cli", "players"]
+    add = subprocess.Popen([*cli, "add", "Ann", "--state-dir", str(state), "--port", str(link)], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        assert add.stdout.readline().startswith("Tap Ann's player tag")  # waiting for the tag
+        renamed = subprocess.run([*cli, "rename", "Bo", "Bea", "--state-dir", str(state)], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL)
+        assert renamed.returncode == 0 and "Bo is now Bea" in renamed.stdout, renamed.stderr
+        vf.tap(1, "04AA000000000A")
+        out, err = add.communicate(timeout=HANG)
+    finally:
+        if add.poll() is None:
+            add.kill()
+            add.wait()
+        vf.unplug()
+    assert add.returncode == 0 and "Ann = tag 04AA000000000A" in out, (out, err)
+    from assistant.box.players import load_players
+    assert load_players(state) == {"04AA000000000A": "Ann", "04AA000000000B": "Bea"}

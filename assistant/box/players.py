@@ -218,12 +218,17 @@ def main(argv, events=None):
                 say(f"  refused: that tag is already {players[uid]}'s")
             else:
                 break
-        players[uid] = name
+        # read again: a rename or an add made while this one waited for the tag (another terminal)
+        # was written over with the list as it was read at start, and lost without a word
+        players = load_players(state_dir)
+        if uid in players:
+            raise NotSaved(f"tag {uid} became {players[uid]}'s while this waited for it: nothing was added")
+        players[uid] = check_name(name, players)
         _save(players, state_dir, f"{name}'s tag {uid}")
         say(f"{name} = tag {uid}")
         return 0
-    except NotSaved as e:  # the card filled up, or turned read-only, while it waited for the tag
-        print(f"{me}: {e}", file=sys.stderr)
+    except (NotSaved, PlayersError) as e:  # the card filled up, or turned read-only, or the list
+        print(f"{me}: {e}", file=sys.stderr)  # changed, while it waited for the tag
         return 1
     except KeyboardInterrupt:
         say("\nStopped: nothing was added.")
