@@ -32,13 +32,12 @@ BOTTLE_APP = r'''
 import sys, threading, bottle
 from assistant.web.server import Site
 from assistant.web import pages
-from assistant.box.stats import standings, wins_over_time
 site = Site(sys.argv[1])
 threading.Thread(target=site.records, daemon=True).start()  # as card-assistant web: replayed at start
 @bottle.route("/players")
 def players():
-    recs = site.records()
-    return pages.players_page(standings(recs), wins_over_time(recs))
+    _, table, over_time = site.players()
+    return pages.players_page(table, over_time)
 class Quiet(bottle.WSGIRefServer):
     def run(self, app):
         from wsgiref.simple_server import WSGIRequestHandler
@@ -125,6 +124,31 @@ def measure(name, cmd, module, empty):
         proc.wait(10)
 
 
+def figures(folder, n=30):
+    """The Players page's figures: worked out from every match at each request (until 2 December),
+    against kept by the site until a record changes (Site.players), in one process."""
+    from assistant.box.stats import standings, wins_over_time
+    from assistant.web.site import Site
+    site = Site(folder)
+    recs = site.records()
+
+    def times(f):
+        out = []
+        for _ in range(n):
+            t = time.perf_counter()
+            f()
+            out.append(time.perf_counter() - t)
+        return sorted(out)
+    each = times(lambda: (standings(recs), wins_over_time(recs)))
+    site.players()
+    kept = times(site.players)
+    print(f"Players figures over {MATCHES} matches, {n} requests: worked out at each request median "
+          f"{statistics.median(each) * 1000:.1f} ms, p99 {each[-1] * 1000:.1f} ms; kept until a record changes "
+          f"(the records read as every page does) median {statistics.median(kept) * 1000:.1f} ms, p99 "
+          f"{kept[-1] * 1000:.1f} ms; ratio {statistics.median(kept) / statistics.median(each):.2f}")
+    site.close()
+
+
 def main():
     with tempfile.TemporaryDirectory() as folder:
         t = time.perf_counter()
@@ -134,6 +158,7 @@ def main():
         t = time.perf_counter()
         History(folder).records()
         print(f"replaying the {MATCHES} matches in one process: {time.perf_counter() - t:.2f} s")
+        figures(folder)
         ours_cmd = [sys.executable, "-m", "assistant.cli", "web", "--port", "8731", "--state-dir"]
         with tempfile.TemporaryDirectory() as nothing:
             empty = idle_empty(ours_cmd + [nothing])

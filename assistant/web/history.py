@@ -21,6 +21,7 @@ class History:
         self._still = None  # the file's signature while opened as immutable
         self._file = None  # the inode the connection reads (st_ino of its signature)
         self._cache = {}  # id -> (rows, latest, MatchRecord)
+        self.version = 0  # goes up whenever a record is made anew or the kept ones are dropped
         self._counts = None  # (match id -> rows, match id -> rows set aside) at the last read
         self.latest = (None, 0)  # the latest match and its rows, as the last records() found them
         self.problem = None  # one line for the page while the journal needs the box's repair
@@ -62,6 +63,7 @@ class History:
             # a journal opened anew may be another file (replaced, restored, repaired): its match
             # N may be another match with as many rows, so no record is kept from the last one
             self._cache.clear()
+            self.version += 1
             self._counts = None
         return self._journal.db
 
@@ -116,6 +118,7 @@ class History:
                 except Exception:  # a row the daemon will set aside at its next start
                     continue
                 cached = self._cache[mid] = (rows, is_latest, rec)
+                self.version += 1
             rec = cached[2]
             rec.note = kept_note(rec, rows, aside.get(mid, 0))
             rec.finished = _time(last.get(f"last:{mid}")) if rec.state == "finished" else None

@@ -17,7 +17,6 @@ from html import escape
 from urllib.parse import parse_qs
 
 from assistant.cli import argument_parser
-from assistant.box.stats import standings, wins_over_time
 from assistant.web import pages
 from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server  # noqa: F401 (callers import them here)
 from assistant.web.site import STATIC, MatchGone, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
@@ -148,10 +147,9 @@ class Handler(PlainErrors):
         return self._html(pages.match_page(rec, newest=rec.id == max(r.id for r in records)))
 
     def players_page(self):
-        recs = self.site.records()
-        table = standings(recs)
+        _, table, over_time = self.site.players()
         guests = any(GUEST.fullmatch(n) for g in table.values() for n in g["players"])
-        return self._html(pages.players_page(table, wins_over_time(recs), note=GUESTS_NOTE if guests else ""))
+        return self._html(pages.players_page(table, over_time, note=GUESTS_NOTE if guests else ""))
 
     def now_board(self):
         """The board alone, for now.js to put in place when its version changed."""
@@ -166,7 +164,7 @@ class Handler(PlainErrors):
         return self._json([match_json(r) for r in self.site.records()])
 
     def api_players(self):
-        return self._json(players_json(self.site.records()))
+        return self._json(players_json(*self.site.players()[1:]))
 
     def api_scenario(self, mid):
         rec = self.site.record(int(mid))
