@@ -135,11 +135,14 @@ class Board:
         if self.keep is None:
             return 0
         with self.lock:
+            old = self.file.older((now or time.time()) - self.keep)
+            if not old:  # the usual case (every 5 s all night): nothing more to look up
+                return 0
             latest = self._latest()
             gone = moved(self)  # a table renamed mid-match: both copies stay (the page leaves one out)
             pairs = {*gone, *((went, j, m) for (_, j, m), went in gone.items())}
             done = 0
-            for key in self.file.older((now or time.time()) - self.keep):
+            for key in old:
                 if limit is not None and done >= limit:
                     break
                 if key == latest.get(key[0]) or key in pairs or self._copies(key):

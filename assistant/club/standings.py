@@ -133,8 +133,7 @@ class Older:
         records, numbered after them), without changing this aggregate; ``clashes``: the latest
         ``SHOWN``, ``more``: how many before them."""
         figures = tally(live, copy.deepcopy(self.tally))
-        wins = add_wins(live, {game: {kind: {name: list(s) for name, s in lines.items()}
-                                      for kind, lines in kinds.items()} for game, kinds in self.wins.items()})
+        wins = add_wins(live, copy.deepcopy(self.wins))
         tonight = {name: sorted(ps) for name, ps in add_places(live, spans, {}).items()}
         clashes = list(self.clashes) + clashes_within(tonight)
         for name, ps in tonight.items():  # tonight's places against the older nights' of the same name

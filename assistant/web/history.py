@@ -136,8 +136,7 @@ class History:
         else:
             counts, was_aside = dict(self._counts[0]), self._counts[1]
             since = max(counts, default=0)
-            for mid in [m for m in counts if m >= since]:
-                del counts[mid]
+            counts.pop(since, None)  # counted again below, with any newer match
             counts.update(db.execute("SELECT match, count(*) FROM actions WHERE match >= ? GROUP BY match",
                                      (since,)))
             for mid, n in aside.items():

@@ -58,8 +58,8 @@ def line_chart(series, title, xlabel=""):
         out.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{y(v):.1f}" y2="{y(v):.1f}" class="grid"/>'
                    f'<text x="{PAD_L - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
     out.append(f'<text x="{W - PAD_R}" y="{H - 6}" text-anchor="end">{escape(counted(max(n - 1, 0), xlabel))}</text>')
-    for k, (name, ys) in enumerate(series):
-        colour, dash = stroke(k)
+    strokes = [stroke(k) for k in range(len(series))]
+    for (name, ys), (colour, dash) in zip(series, strokes):
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
         shown = [(i, v) for i, v in enumerate(ys) if v is not None]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in shown)
@@ -68,7 +68,7 @@ def line_chart(series, title, xlabel=""):
         out.extend(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.5" fill="{colour}"/>' for i, v in shown)
     out.append("</svg>")
     legend = "".join(f'<span class="key"><svg width="22" height="12" aria-hidden="true"><line x1="1" x2="21" '
-                     f'y1="6" y2="6" stroke="{stroke(k)[0]}" stroke-width="3"'
-                     + (f' stroke-dasharray="{stroke(k)[1]}"' if stroke(k)[1] else "")
-                     + f'/></svg> {escape(str(name))}</span>' for k, (name, _) in enumerate(series))
+                     f'y1="6" y2="6" stroke="{colour}" stroke-width="3"'
+                     + (f' stroke-dasharray="{dash}"' if dash else "")
+                     + f'/></svg> {escape(str(name))}</span>' for (name, _), (colour, dash) in zip(series, strokes))
     return f'<figure>{"".join(out)}<figcaption>{legend}</figcaption></figure>'
