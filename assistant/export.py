@@ -113,10 +113,9 @@ def _write(out, text):
     if out == "-":
         sys.stdout.write(text)
         return
-    import stat
-    from assistant.textfile import write_text
+    from assistant.textfile import what_is_at, write_text
     try:
-        if not os.path.exists(out) or stat.S_ISREG(os.stat(out).st_mode):
+        if what_is_at(out) in (None, "file"):
             # a file appears whole or not at all: an export killed (or the disk full) mid-write
             # left half a scenario under the match's name, read later as the match
             write_text(out, text, mode=0o600)  # it holds hidden cards

@@ -129,14 +129,20 @@ def write_text(path, text, mode=None):
         except OSError:
             pass
         raise
+    sync_dir(path)
+
+
+def sync_dir(path):
+    """Make what was renamed or made in ``path``'s folder durable (the folder's fsync); a folder
+    that cannot be synced is passed by: the rename is as durable as its file system makes it."""
     try:
-        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return
     try:
         os.fsync(folder)
     except OSError:
-        pass  # a file system that syncs no folder: the rename is as durable as it makes it
+        pass
     finally:
         os.close(folder)
 

@@ -9,6 +9,8 @@ import errno
 import os
 import time
 
+from assistant.textfile import sync_dir
+
 
 class JournalError(Exception):
     """The journal could not store an action (a full disk, a read-only card): nothing was kept."""
@@ -134,7 +136,7 @@ def finish_recovery(path):
     if any(os.path.lexists(path + s) for s in ("", "-wal", "-shm")):
         _move_aside(path)
     os.replace(ready, path)
-    _sync_dir(path)
+    sync_dir(path)
     return None
 
 
@@ -175,7 +177,7 @@ def move_odd_aside(path, what="the journal"):
     aside = _aside_name(path)
     for suffix in odd:
         os.replace(path + suffix, aside + suffix)
-    _sync_dir(path)
+    sync_dir(path)
     names = ", ".join(os.path.basename(path) + s for s in odd)
     return f"{names} (where SQLite keeps its own files) was not a file: moved aside as " \
            f"{os.path.basename(aside)}{odd[0]}; {what} is opened as it is"
@@ -227,7 +229,7 @@ def set_aside_copy(path):
                 shutil.copyfileobj(src, dst)
                 dst.flush()
                 os.fsync(dst.fileno())
-    _sync_dir(path)
+    sync_dir(path)
     return aside
 
 
@@ -257,7 +259,7 @@ def replace_with_recovered(path, write, had=("", "-wal", "-shm"), shm=None, asid
             if os.path.lexists(path + suffix):
                 os.remove(path + suffix)
     os.replace(path + AFTER_RECOVERY, path)
-    _sync_dir(path)
+    sync_dir(path)
     return aside
 
 
@@ -271,13 +273,6 @@ def _fsync(path):
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _sync_dir(path):
-    try:
-        _fsync(os.path.dirname(os.path.abspath(path)))
-    except OSError:
-        pass
 
 
 def _open_file(path, flags):
