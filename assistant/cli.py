@@ -41,7 +41,7 @@ def cannot_write(path):
     a refusal changes nothing."""
     from pathlib import Path
 
-    from assistant.textfile import what_is_at
+    from assistant.textfile import read_only_mount, what_is_at
     path = Path(path)
     folder = path.parent
     try:
@@ -53,10 +53,7 @@ def cannot_write(path):
     if above != "folder":
         return f"there is no folder {str(folder)!r} for {path.name}"
     if not os.access(folder, os.W_OK) or (here is not None and not os.access(path, os.W_OK)):
-        try:
-            read_only = os.statvfs(folder).f_flag & os.ST_RDONLY
-        except OSError:
-            read_only = False
+        read_only = read_only_mount(folder)
         return f"{path} cannot be written ({'the card is mounted read-only' if read_only else 'permission denied'})"
     return None
 

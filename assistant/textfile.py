@@ -132,6 +132,19 @@ def write_text(path, text, mode=None):
     sync_dir(path)
 
 
+def read_only_mount(folder):
+    """True when ``folder`` is on a file system mounted read-only, False when not, None when the
+    system cannot say (the folder cannot be looked at).
+
+    >>> read_only_mount("/proc/sys") is not None, read_only_mount("/no/such/folder")
+    (True, None)
+    """
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return None
+
+
 def sync_dir(path):
     """Make what was renamed or made in ``path``'s folder durable (the folder's fsync); a folder
     that cannot be synced is passed by: the rename is as durable as its file system makes it."""

@@ -41,6 +41,7 @@ from assistant.box.salvage import MAX_LINE, BadRow, check_line, check_match, sal
 from assistant.rules.match import Match
 from assistant.rules.scenario import ScenarioError, format_action, parse_action
 from assistant.rules.shared import Refused
+from assistant.textfile import read_only_mount
 
 
 @dataclass
@@ -338,11 +339,9 @@ def _read_only_mount(folder, probe=False):
     """True on a card mounted read-only; with ``probe``, also on one the kernel made read-only
     after an I/O error (ext4's errors=remount-ro: the mount still says rw, SQLite says "disk I/O
     error" of the EROFS its write got), found by creating a file there."""
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return True
-    except OSError:
-        return False
+    mounted = read_only_mount(folder)
+    if mounted is not False:
+        return bool(mounted)
     if not probe:
         return False
     name = os.path.join(folder, ".card-assistant-probe")

@@ -9,7 +9,7 @@ import errno
 import os
 import time
 
-from assistant.textfile import sync_dir
+from assistant.textfile import read_only_mount, sync_dir
 
 
 class JournalError(Exception):
@@ -61,10 +61,7 @@ def not_this_users(path):
     read-only card is said as one elsewhere. SQLite only says "attempt to write a readonly
     database" or "unable to open database file", and the box said the storage card was
     read-only: the owner then looked at the card, not at the file."""
-    try:
-        if os.statvfs(os.path.dirname(path) or ".").f_flag & os.ST_RDONLY:
-            return None
-    except OSError:
+    if read_only_mount(os.path.dirname(path) or ".") is not False:
         return None
     for name in (path, path + "-wal", path + "-shm"):
         try:
