@@ -113,14 +113,10 @@ def _write(out, text):
     if out == "-":
         sys.stdout.write(text)
         return
-    from assistant.textfile import what_is_at, write_text
+    from assistant.textfile import write_out
     try:
-        if what_is_at(out) in (None, "file"):
-            # a file appears whole or not at all: an export killed (or the disk full) mid-write
-            # left half a scenario under the match's name, read later as the match
-            write_text(out, text, mode=0o600)  # it holds hidden cards
-        else:  # a pipe, /dev/null: written to as it is
-            with open(os.open(out, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as f:
-                f.write(text)
+        # a file appears whole or not at all: an export killed (or the disk full) mid-write
+        # left half a scenario under the match's name, read later as the match
+        write_out(out, text, mode=0o600)  # it holds hidden cards
     except OSError as e:
         raise ExportError(f"{out}: cannot write ({e.strerror})") from None

@@ -6,17 +6,17 @@ FILE ``-`` reads standard input. A file that is not a scenario at all (a folder,
 binary data, more than a mebibyte) and an export path that cannot be written are
 refused the same way, in one line, before anything is written.
 """
-import errno
 import json
 import os
 import stat
 import sys
 
 from assistant.rules.cards import SUIT_SYMBOLS, SUITS
-from assistant.cli import argument_parser, cannot_write
+from assistant.cli import argument_parser, cannot_write, shown
 from assistant.rules.match import Match
 from assistant.rules.shared import Refused
 from assistant.rules.scenario import ScenarioError, read_header
+from assistant.textfile import write_out
 
 
 def replay_lines(lines):
@@ -107,13 +107,9 @@ def read_scenario(name, stdin=None):
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def one_line(text):
-    """A newline in a file name would break the one line in two (standard error keeps them)."""
-    return text.replace("\n", "\\n")
-
-
-def shown(text):
-    text = one_line(text)
+def brief(text):
+    """``text`` on one line (a newline in a file name would break it in two), cut short."""
+    text = shown(text)
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
 
 
@@ -125,19 +121,6 @@ def same_file(args):
     except OSError:  # one of them is not there: they are not the same file
         return None
     return f"{args.export} is the scenario being replayed: export to another file" if same else None
-
-
-def write_export(path, text):
-    """Write the export; a named pipe that nothing reads is refused at once, not waited on."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o666)
-    except OSError as e:
-        if e.errno == errno.ENXIO:
-            raise OSError(e.errno, "it is a named pipe that nothing reads from") from None
-        raise
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        os.set_blocking(fd, True)
-        f.write(text)
 
 
 def main(argv):
@@ -156,24 +139,24 @@ def main(argv):
         return 2
     problem = args.export not in (None, "-") and (cannot_write(args.export) or same_file(args))
     if problem:
-        print(f"{me}: cannot export: {one_line(problem)}", file=sys.stderr)
+        print(f"{me}: cannot export: {shown(problem)}", file=sys.stderr)
         return 2
     where = "standard input" if args.file == "-" else args.file
     try:
         lines = read_scenario(args.file)
     except IsADirectoryError:
-        print(f"{me}: {shown(where)} is a folder, not a scenario file", file=sys.stderr)
+        print(f"{me}: {brief(where)} is a folder, not a scenario file", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"{me}: cannot read {shown(where)}: {e.strerror or e}", file=sys.stderr)
+        print(f"{me}: cannot read {brief(where)}: {e.strerror or e}", file=sys.stderr)
         return 2
     except ValueError as e:
-        print(f"{me}: cannot read {shown(where)}: {e}", file=sys.stderr)
+        print(f"{me}: cannot read {brief(where)}: {e}", file=sys.stderr)
         return 2
     try:
         match = replay_lines(lines)
     except ScenarioError as e:
-        print(f"line {e.line}: {shown(e.message)}", file=sys.stderr)
+        print(f"line {e.line}: {brief(e.message)}", file=sys.stderr)
         return 2
     state = match.state()
     if args.export:
@@ -182,9 +165,9 @@ def main(argv):
             sys.stdout.write(text)
         else:
             try:
-                write_export(args.export, text)
+                write_out(args.export, text, mode=0o600)  # it holds the deal
             except OSError as e:
-                print(f"{me}: cannot write {one_line(args.export)}: {e.strerror or e}", file=sys.stderr)
+                print(f"{me}: cannot write {shown(args.export)}: {e.strerror or e}", file=sys.stderr)
                 return 2
     if args.json:
         print(json.dumps(state, ensure_ascii=False))

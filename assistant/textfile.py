@@ -132,6 +132,23 @@ def write_text(path, text, mode=None):
     sync_dir(path)
 
 
+def write_out(path, text, mode=None):
+    """Write ``text`` where a user sent a command's output: a file (or a new name) atomically, as
+    ``write_text``; a pipe, a terminal or /dev/null as it is. A named pipe that nothing reads from
+    is refused at once (OSError, ENXIO): opened the usual way it held the command for ever."""
+    if what_is_at(path) in (None, "file"):
+        return write_text(path, text, mode)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise OSError(e.errno, "it is a named pipe that nothing reads from", str(path)) from None
+        raise
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        os.set_blocking(fd, True)
+        f.write(text)
+
+
 def read_only_mount(folder):
     """True when ``folder`` is on a file system mounted read-only, False when not, None when the
     system cannot say (the folder cannot be looked at).

@@ -98,3 +98,31 @@ def test_an_earlier_match_with_a_line_that_cannot_be_read_is_not_cut_silently(tm
     assert text[-1] == "# its last 26 action(s) in the journal cannot be read (unreadable line) and are left out"
     assert len([ln for ln in text if not ln.startswith(("#", "game", "seats"))]) == 4
     assert replay_lines(text).actions  # still a scenario that replays
+
+
+def test_export_onto_a_named_pipe_nothing_reads_is_one_line_not_a_hang(tmp_path):
+    """`export` opened a pipe the usual way and waited for a reader for ever (replay --export had
+    the fault fixed on its own; the two exports now share one writer, textfile.write_out)."""
+    fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 3),))
+    pipe = tmp_path / "out.scn"
+    os.mkfifo(pipe)
+    proc = export("--state-dir", tmp_path, pipe)
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert "named pipe that nothing reads from" in proc.stderr
+
+
+def test_replay_export_is_private_and_replaces_a_file_whole(tmp_path):
+    """replay --export wrote over the file in place, readable by all, though it holds the deal: a
+    kill or a full disk mid-write left half a scenario, and other users of the machine could read
+    the hands. It is written as `export` writes: a new private file renamed over the old one."""
+    out = tmp_path / "out.scn"
+    out.write_text("an older export\n")
+    os.chmod(out, 0o644)
+    before = os.stat(out).st_ino
+    proc = subprocess.run([sys.executable, "-m", "assistant.cli", "replay", ROOT / "tests" / "scenarios"
+                           / "examples" / "towers-random.scn", "--export", out], cwd=ROOT,
+                          capture_output=True, text=True, timeout=HANG)
+    assert proc.returncode == 0, proc.stderr
+    assert os.stat(out).st_ino != before  # renamed over: never half written
+    assert os.stat(out).st_mode & 0o077 == 0
+    assert replay_lines(out.read_text().splitlines()).game == "towers"
