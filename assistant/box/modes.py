@@ -107,8 +107,7 @@ def _alert(table, name):
 
 def _show(table, name):
     if name == "back":
-        table.showing = None
-        table.note = "Pair not declared"
+        table.leave_showing()
     return True  # the other buttons wait for the cards: the prompt says which
 
 

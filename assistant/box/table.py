@@ -279,6 +279,11 @@ class Table:
     def main_menu(self):
         table_menus.main_menu(self)
 
+    def leave_showing(self):
+        """Back while a pair is being shown on the reader: it is not declared."""
+        self.showing = None
+        self.note = "Pair not declared"
+
     def choose_game(self):
         """The choice of game again (Back on a fresh box's house rules, seats or menu)."""
         self.seating = None
@@ -288,10 +293,9 @@ class Table:
 
     def _button(self, name, held):
         if held and self.showing is not None:  # a pair not yet shown is not declared
-            self.showing = None
             if name == "back":  # hold Back leaves the showing first, as it takes back a scan card
-                self.note = "Pair not declared"
-                return
+                return self.leave_showing()
+            self.showing = None
         if held and name == "back":  # undo, or first take back a mis-tapped scan card
             if self.match is None:
                 return  # the new-match menu stays: there is no table to go back to
