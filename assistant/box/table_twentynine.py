@@ -353,6 +353,8 @@ def fields(table):
         elif m.options.get("double") == "on" and e.multiplier == 2:
             lines.append(f"Redouble: {side_name(names, bs)} (menu)")
         lines.append(f"{who} leads")
+        if note and len(lines) > 3:  # four lines on the OLED: an undo's note stays, the deal goes
+            lines.pop(0)
         return dict(f, phase="double" if m.options.get("double") == "on" else "lead", **trick,
                     prompt="\n".join([*note, *lines][-4:]))
     if table.showing is not None:

@@ -1,0 +1,23 @@
+"""What a fourth newcomer met at the keyboard simulator and the club board, playing whole matches
+as a player and an organiser would: each test names the fault and plays the real command."""
+from test_sim_newcomer import piped
+
+# Twenty-Nine with double=on: P1 flips J♠ and deals, bids, P2 bids 16 and wins, lays 9♥ face down,
+# P2+P4 double and P1+P3 redouble from the menu
+DOUBLED = "\n\n7S 8S JH JC\n\na\n\na\n\na\n\n9H\nm\nd\nd\nd\n\nm\nd\nd\nd\n\n"
+
+
+def screen_lines(out):
+    return [" ".join(ln.split("screen: ", 1)[1].split()) for ln in out.split("\n") if "screen: " in ln]
+
+
+def test_an_undo_of_the_redouble_or_the_first_lead_says_what_it_took_back(tmp_path):
+    """Fault: before the first lead of a doubled round the OLED's prompt kept only its last four
+    lines, so "Undone: redouble" (and "Undone: P1's 7♠", the first lead taken back over a
+    redouble) was cut off: hold Back took the redouble back and the screen did not say so. Now the
+    note stays and "P4 deals 4 more each" goes."""
+    out = piped(["sim", "--game", "twenty-nine", "--option", "double=on", "--state-dir", tmp_path],
+                DOUBLED + "u\nq\n")
+    assert screen_lines(out)[-1].startswith("double: Undone: redouble / "), screen_lines(out)[-3:]
+    out = piped(["sim", "--state-dir", tmp_path], "m\nd\nd\nd\n\n7S\nu\nq\n")
+    assert screen_lines(out)[-1].startswith("double: Undone: P1's 7♠ / "), screen_lines(out)[-3:]
