@@ -1,6 +1,7 @@
 """What a fourth newcomer met at the keyboard simulator and the club board, playing whole matches
 as a player and an organiser would: each test names the fault and plays the real command."""
 from test_sim_newcomer import piped
+from test_sim_newcomer_table import cli
 
 # Twenty-Nine with double=on: P1 flips J♠ and deals, bids, P2 bids 16 and wins, lays 9♥ face down,
 # P2+P4 double and P1+P3 redouble from the menu
@@ -21,3 +22,18 @@ def test_an_undo_of_the_redouble_or_the_first_lead_says_what_it_took_back(tmp_pa
     assert screen_lines(out)[-1].startswith("double: Undone: redouble / "), screen_lines(out)[-3:]
     out = piped(["sim", "--state-dir", tmp_path], "m\nd\nd\nd\n\n7S\nu\nq\n")
     assert screen_lines(out)[-1].startswith("double: Undone: P1's 7♠ / "), screen_lines(out)[-3:]
+
+
+def test_the_players_a_state_folder_keeps_can_be_typed_without_naming_them_again(tmp_path):
+    """Fault: a sim started again on a folder whose players.txt the README's `players rename Ann
+    Anna` had changed (or an earlier `--player`) asked "P1: tap player tag", yet typing Anna was
+    "not a card or a key": only names given with --player in this run could be typed, so no player
+    could sit down. Now every tag the folder keeps is typed by its name, and the start says which."""
+    piped(["sim", "--state-dir", tmp_path, "--player", "Ann", "--player", "Bob"], "q\n")
+    renamed = cli("players", "rename", "Ann", "Anna", "--state-dir", tmp_path)
+    assert renamed.returncode == 0, renamed.stderr
+    out = piped(["sim", "--state-dir", tmp_path], "\nAnna\nbob\nq\n")
+    assert "Players' tags: type Anna, Bob." in " ".join(out.split())
+    assert "tapped Anna's player tag on pad 1" in out and "tapped Bob's player tag on pad 2" in out
+    assert "not a card or a key" not in out
+    assert screen_lines(out)[-1] == "flip: Flip for the deal: / tap one card each", screen_lines(out)[-1]

@@ -198,7 +198,7 @@ def interactive(sim):
 def _interactive(sim):
     global HELD
     say("card-assistant sim: " + KEYS_HELP.strip()
-        + (f" Players' tags: type {', '.join(sim.players.values())}." if sim.players else ""))
+        + (f" Players' tags: type {', '.join(sim.tags.values())}." if sim.tags else ""))
     too_narrow = None  # the width last said to be too narrow for the screen, said once
     while True:
         size = terminal_size()
@@ -251,7 +251,7 @@ def _interactive(sim):
         elif line.startswith("\x1b"):  # another key's escape sequence: Home, F1, Ctrl+arrow...
             say("  that key is no button of the box: a/d or the left and right arrows move, Enter is OK, "
                 "b Back (help lists the keys)")
-        elif player_tag(line, sim.players):
+        elif player_tag(line, sim.tags):
             parts = line.split()
             seating = getattr(sim.table, "seating", None)  # the seat asked for a tag: its own pad
             asked = pad_for(sim.table, len(seating[2])) if seating and sim.table.menu is not None else 0
@@ -259,7 +259,7 @@ def _interactive(sim):
             if not 0 <= pad < len(sim.table.pads):
                 say(f"  there is no pad {pad + 1} (pads 1 to {len(sim.table.pads)})")
                 continue
-            name = next(n for n in sim.players.values() if n.lower() == parts[-1].lower())
+            name = next(n for n in sim.tags.values() if n.lower() == parts[-1].lower())
             sim.tap_player(pad, name)
             say(f"  tapped {name}'s player tag on pad {pad + 1}")
         else:

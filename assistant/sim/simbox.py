@@ -70,6 +70,13 @@ class SimBox:
             if self.players != before or not (self.state_dir / FILE).exists():
                 save_players(self.players, self.state_dir)
                 os.chmod(self.state_dir / FILE, 0o600)
+        self.tags = dict(self.players)  # every tag the box knows, typed by name at the keyboard
+        if not players:  # the players a folder keeps (an earlier --player, `players add`, a rename)
+            from assistant.box.players import PlayersError, load_players
+            try:
+                self.tags = load_players(self.state_dir)
+            except PlayersError:  # the box says why in its log line and seats guests
+                pass
         link_dir = self.state_dir  # a read-only state folder: the pty's link goes elsewhere
         if not os.access(self.state_dir, os.W_OK):
             link_dir = Path(tempfile.mkdtemp(prefix="card-assistant-sim-reader-"))
@@ -146,7 +153,7 @@ class SimBox:
 
     def tap_player(self, pad, name):
         """Tap the simulated player tag of ``name`` on pad index ``pad``."""
-        uid = next(u for u, n in self.players.items() if n.lower() == name.lower())
+        uid = next(u for u, n in self.tags.items() if n.lower() == name.lower())
         before = self._count(TagRemoved)
         self.firmware.tap(pad + 1, uid)
         self.box.wait_counted(TagRemoved, before + 1)
