@@ -37,3 +37,22 @@ def test_the_players_a_state_folder_keeps_can_be_typed_without_naming_them_again
     assert "tapped Anna's player tag on pad 1" in out and "tapped Bob's player tag on pad 2" in out
     assert "not a card or a key" not in out
     assert screen_lines(out)[-1] == "flip: Flip for the deal: / tap one card each", screen_lines(out)[-1]
+
+
+# Twenty-Nine without deal scan: P2 deals (J♣), P4 wins at 17 and calls the seventh card, P3
+# fails to follow A♥ with J♣ and shows 9♥ a trick later: the renege is proven
+RENEGE = "\n\n9H JC\n\n\na\n\na\n\na\n\nd\n\n8D\nAS KS 7S 9S\nAH JC 7H 8H\n10H 9H\nb\n"
+
+
+def test_an_undone_claim_names_the_side_that_claimed_not_one_player(tmp_path):
+    """Fault: the menu offers "Claim: P3's renege" to the wronged side (the box cannot tell which
+    partner pressed), yet hold Back then said "Undone: claim P2", in the journal's words, naming a
+    player who may not have claimed; an undone accusation said "Undone: accuse P3". Now the words
+    are "Undone: P2+P4's claim" and "Undone: the accusation of P3"."""
+    out = piped(["sim", "--game", "twenty-nine", "--state-dir", tmp_path],
+                RENEGE + "m\nd\nd\n\nu\nm\nd\nd\nd\nd\nd\nd\n\nu\nq\n")
+    said = screen_lines(out)
+    assert any(s.startswith("hand-over: Claim: P3's renege / P2+P4 +1") for s in said), said[-12:]
+    assert "play: Undone: P2+P4's claim" in said, said[-12:]
+    assert "play: Undone: the accusation of P3" in said, said[-6:]
+    assert not any("Undone: claim" in s or "Undone: accuse" in s for s in said)

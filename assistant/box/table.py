@@ -191,7 +191,7 @@ class Table:
         self.showing = None
         e = m.engine
         if action.kind == "undo":
-            self.note = undone_words(history[-1], e.to_act, m.seats)
+            self.note = undone_words(history[-1], e.to_act, m.seats, self.desk)
         else:
             new = e.book.proven[proven:]
             if new:  # one card may prove several failures (T9: each is its own renege)

@@ -75,10 +75,14 @@ def accusation_words(table, b, seat):
     return f"Accusing {names[seat]} has no effect: no renege by {names[seat]} proven this {d.HAND}"
 
 
-def undone_words(action, actor, seats):
+def undone_words(action, actor, seats, desk=None):
     """What an undo took back, in words that name only public cards."""
     who = seats[actor] if actor is not None else None
     k = action.kind
+    if k == "claim" and action.seat is not None and desk is not None:  # the side claims, not a player
+        return f"Undone: {desk.side_name(seats, desk.side_of(action.seat))}'s claim"
+    if k == "accuse" and action.seat is not None:
+        return f"Undone: the accusation of {seats[action.seat]}"
     if k == "play" and who:
         return f"Undone: {who}'s {card_label(action.cards[0])}"
     if k == "flip":
