@@ -71,7 +71,9 @@ def test_the_bots_finish_the_match_in_play_and_say_so_first(tmp_path, game):
         assert sim.table.journal.match_ids() == [1]
     finally:
         sim.stop()
-    assert said[0].startswith(f"a {m.engine.title} match is in play in this state folder (hand ")
+    hand = "round" if game == "twenty-nine" else "hand"  # (fault: a Twenty-Nine round was a "hand")
+    assert said[0].startswith(f"a {m.engine.title} match is in play in this state folder ({hand} ")
+    assert f"did not deal its {hand} in play" in said[0]
     assert "the bots finish it before they begin one" in said[0] and said[1].startswith("match 1 (resumed): ")
 
 

@@ -56,3 +56,14 @@ def test_an_undone_claim_names_the_side_that_claimed_not_one_player(tmp_path):
     assert "play: Undone: P2+P4's claim" in said, said[-12:]
     assert "play: Undone: the accusation of P3" in said, said[-6:]
     assert not any("Undone: claim" in s or "Undone: accuse" in s for s in said)
+
+
+def test_the_club_page_says_what_a_simulated_box_started_again_does_with_its_match():
+    """Fault: docs/club.md told the organiser that a simulated box killed mid-match and started
+    again with --bots "ends the match in play and begins a new one", shown *abandoned* on the
+    board; the bots finish that match (tests/test_sim_fixes.py), and the board showed it won,
+    so the organiser looked for an abandoned match that was never there."""
+    from test_sim_newcomer import ROOT
+    club = " ".join((ROOT / "docs" / "club.md").read_text().split())
+    assert "begins a new one" not in club and "shows that match *abandoned*" not in club
+    assert "Started again with the same command, its bots finish the match in play first" in club
