@@ -67,3 +67,35 @@ def test_the_club_page_says_what_a_simulated_box_started_again_does_with_its_mat
     club = " ".join((ROOT / "docs" / "club.md").read_text().split())
     assert "begins a new one" not in club and "shows that match *abandoned*" not in club
     assert "Started again with the same command, its bots finish the match in play first" in club
+
+
+def test_the_nights_page_lists_every_match_of_last_night_with_each_tables_last(tmp_path):
+    """Fault (an organiser the morning after a club night, board started on its file): /nights
+    counted only the matches put away, and each table's latest match stays in memory (for /), so
+    last night showed "1 table, 2 matches" of the 3 played, /nights/DAY left out the night's last
+    match at every table (a night of one match a table was not listed at all), and / said "2 of
+    older nights". Now a night shows every match begun in it."""
+    import time
+
+    from assistant.club import season
+    from assistant.club.board import Board
+    from assistant.club.page import club_page, night_page, nights_page, records
+    from test_club import bot_table, play
+    j, t, bot = bot_table(tmp_path, "towers", 3)
+    for seats in (("Ann", "Bob"), ("Ann", "Cat"), ("Bob", "Cat")):
+        play(t, bot, "towers", seats)
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    try:
+        for _, topic, payload in j.outbox_rows(0, 100_000):
+            board.receive(topic, payload.encode())
+        night = season.night_of(time.time())
+        tomorrow = time.time() + 24 * 3600
+        assert board.tidy(now=tomorrow) == 2  # matches 1 and 2; 3 is the table's latest
+        listed = nights_page(board, now=tomorrow)
+        assert f'{night}</a></td><td class=n>1</td><td class=n>3</td>' in listed, listed
+        page = night_page(board, night, now=tomorrow)
+        assert all(f'href="/matches/t1/{m}"' in page for m in (1, 2, 3)), page
+        assert "3 matches of older nights" in club_page(board, records(board), now=tomorrow)
+    finally:
+        board.close()
+        j.close()

@@ -348,7 +348,7 @@ def table_rows(rs, together=()):
     return "".join(out)
 
 
-def club_page(board, recs):
+def club_page(board, recs, now=None):
     by_table = {}
     with board.lock:  # a table known by its box's status or its table now, before any match of it
         for table in (*board.online, *board.now, *(t for t, _, _ in board.tables.early)):
@@ -362,12 +362,12 @@ def club_page(board, recs):
              f'{counts["refused"]} refused. Updates every 5 seconds.</p>']
     db = board.file.reader()
     try:
-        older = season.count(db)
+        older = season.count(db) + len(of_older_nights(recs, now))
     finally:
         db.close()
     if older:
-        parts.append(f'<p class="quiet">Tonight\'s matches (and each table\'s latest) below; {older} of older '
-                     f'nights on <a href="/nights">Nights</a>.</p>')
+        parts.append(f'<p class="quiet">Tonight\'s matches (and each table\'s latest) below; {older} '
+                     f'match{"es" if older != 1 else ""} of older nights on <a href="/nights">Nights</a>.</p>')
     if not board.connected:
         parts.append('<p class="quiet">The board is not connected to the broker: '
                      'nothing new can arrive until it is (the log says why).</p>')
@@ -393,13 +393,28 @@ def run_of(board, table, journal):
         return board.run(table, journal)
 
 
-def nights_page(board):
+def of_older_nights(recs, now=None):
+    """The records in memory of nights before the current one: each table's latest match (kept for
+    ``/``) and those not yet put away (12 hours after their last event). /nights counted only the
+    matches put away, so a night's last match at every table was missing from it."""
+    current = season.night_of(now or time.time())
+    return [r for r in recs if r.started and season.night_of(r.started) < current]
+
+
+def nights_page(board, now=None):
     """``/nights``: the older nights the board holds (the current one is ``/``)."""
+    mem = of_older_nights(records(board), now)
     db = board.file.reader()
     try:
-        held = season.nights(db)
+        held = {night: [tables, matches] for night, tables, matches in season.nights(db)}
+        for night in sorted({season.night_of(r.started) for r in mem}):
+            here = {r.table for r in mem if season.night_of(r.started) == night}
+            row = held.setdefault(night, [0, 0])
+            row[0] += sum(not season.has_table(db, night, table) for table in here)
+            row[1] += sum(season.night_of(r.started) == night for r in mem)
     finally:
         db.close()
+    held = sorted(((night, *row) for night, row in held.items()), reverse=True)
     rows = "".join(f'<tr><td><a href="/nights/{escape(night)}">{escape(night)}</a></td><td class=n>{tables}</td>'
                    f'<td class=n>{matches}</td></tr>' for night, tables, matches in held)
     body = ("<h1>Nights</h1><p class=\"quiet\">The club's older nights (tonight's tables are on "
@@ -409,7 +424,7 @@ def nights_page(board):
     return pages.page(f"Club {board.club}: nights", "/nights", body, nav=NAV)
 
 
-def night_page(board, night):
+def night_page(board, night, now=None):
     """``/nights/DAY``: that night's tables and their matches, as ``/`` showed them that night."""
     db = board.file.reader()
     try:
@@ -417,6 +432,7 @@ def night_page(board, night):
                 for table, journal, mid, text in season.of_night(db, night)]
     finally:
         db.close()
+    recs += [r for r in of_older_nights(records(board), now) if season.night_of(r.started) == night]
     if not recs:
         return None
     by_table = {}

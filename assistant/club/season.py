@@ -87,6 +87,12 @@ def nights(db):
                       "WHERE record IS NOT NULL GROUP BY night ORDER BY night DESC").fetchall()
 
 
+def has_table(db, night, table):
+    """Whether a match of ``table`` on ``night`` is put away."""
+    return db.execute("SELECT 1 FROM matches WHERE record IS NOT NULL AND tbl = ? AND "
+                      "json_extract(record, '$.night') = ? LIMIT 1", (table, night)).fetchone() is not None
+
+
 def of_night(db, night):
     return db.execute("SELECT tbl, journal, match, record FROM matches WHERE record IS NOT NULL AND "
                       "json_extract(record, '$.night') = ? ORDER BY tbl, journal, match", (night,)).fetchall()
