@@ -106,9 +106,20 @@ def write_text(path, text, mode=None):
     name of its own each time: a pipe left under a fixed one held `players add` for ever, a
     folder there refused it. It keeps the file's mode and owner (a deck `sudo enroll` rewrites
     stays readable by the box's user); ``mode``: the file's mode whatever it had (an export's 0600:
-    it holds hidden cards)."""
+    it holds hidden cards).
+
+    A name that leads to an open file descriptor (``/dev/stdout``, ``/dev/fd/1``) is written
+    through, as a shell's ``>`` writes it: renamed over, the link ``/dev/stdout`` itself became a
+    file (`sudo card-assistant export /dev/stdout` broke every program's standard output on the
+    machine). A link to a file keeps being a link: the rename lands on the file it leads to."""
     import tempfile
     path = Path(path)
+    if names_a_descriptor(path):
+        with open(os.open(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     except OSError as e:  # named as the file it was for
@@ -147,6 +158,25 @@ def write_out(path, text, mode=None):
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         os.set_blocking(fd, True)
         f.write(text)
+
+
+def names_a_descriptor(path):
+    """True when ``path`` leads, through links, into a process's table of open files (``/dev/stdout``,
+    ``/dev/fd/N``, ``/proc/self/fd/N``): a name for whatever that descriptor is open on, which no
+    rename may replace.
+
+    >>> names_a_descriptor("/dev/stdout"), names_a_descriptor("/dev/fd/1"), names_a_descriptor("/tmp/x")
+    (True, True, False)
+    """
+    path = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit of links in a row
+        folder = os.path.realpath(os.path.dirname(path))
+        if folder.startswith("/proc/") and os.path.basename(folder) == "fd":
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.join(folder, os.readlink(path))
+    return False
 
 
 def read_only_mount(folder):

@@ -1,0 +1,118 @@
+"""Faults a third attack from outside found (the command line as a hostile user calls it: closed
+or full standard streams, names that lead to a file descriptor; the reader's firmware fed a
+chip and a host that lie; the web pages and the club board from raw sockets), each one the earlier
+attacks (test_attack_io.py, test_attack_faults.py) did not reach. The real commands as
+subprocesses; each test names the fault and what it did before."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from journal_faults import fill
+
+ROOT = Path(__file__).resolve().parents[1]
+HANG = 60.0
+
+
+def card_assistant(*args, **kw):
+    """``card-assistant ARGS`` to its end, run from this checkout, standard input closed unless
+    ``stdin`` says otherwise; ``kw`` go to subprocess.run."""
+    kw.setdefault("stdin", subprocess.DEVNULL)
+    if "stdout" not in kw and "stderr" not in kw:
+        kw["capture_output"] = True
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("CARD_ASSISTANT_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "assistant.cli", *map(str, args)], cwd=ROOT,
+                          text=True, timeout=HANG, env=env, **kw)
+
+
+def test_export_to_a_name_of_standard_output_writes_through_it_and_leaves_the_link(tmp_path):
+    """Fault: `card-assistant export /dev/stdout > file` (or `/dev/fd/1`) took the name for a file,
+    wrote beside it and renamed over it: run as root, the link /dev/stdout itself became a file
+    holding the match (every program's /dev/stdout on the machine then wrote into it), and the
+    command's own output was empty. Here a link of the test's own to /proc/self/fd/1 stands in
+    for /dev/stdout, so broken code replaces only that."""
+    fill(tmp_path / "journal.sqlite3")
+    out = tmp_path / "stdout"
+    out.symlink_to("/proc/self/fd/1")
+    with open(tmp_path / "file", "w") as file:  # `> file`: a pipe there was written through
+        proc = card_assistant("export", "--state-dir", tmp_path, out, stdout=file, stderr=subprocess.PIPE)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    written = (tmp_path / "file").read_text()
+    assert written.startswith("# match 1 of the box's journal"), written[:200]
+    assert out.is_symlink() and os.readlink(out) == "/proc/self/fd/1"
+
+
+def test_export_to_a_link_keeps_the_link_and_writes_the_file_it_leads_to(tmp_path):
+    """Fault (as above): `export` to a link to a file put a file of its own in the link's place;
+    the file the link led to kept its old contents."""
+    fill(tmp_path / "journal.sqlite3")
+    target = tmp_path / "kept" / "match.scn"
+    target.parent.mkdir()
+    target.write_text("old\n")
+    link = tmp_path / "latest.scn"
+    link.symlink_to(target)
+    proc = card_assistant("export", "--state-dir", tmp_path, link)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and target.read_text().startswith("# match 1 of the box's journal")
+
+
+def closed_reader():
+    """The writing end of a pipe whose reader has already gone (`| head -c1` once head is done):
+    the first write gets EPIPE, whatever the timing."""
+    r, w = os.pipe()
+    os.close(r)
+    return w
+
+
+def test_players_list_into_a_pipe_whose_reader_left_says_nothing(tmp_path):
+    """Fault: `card-assistant players list | head -c1` said "card-assistant players: [Errno 32]
+    Broken pipe" and ended with status 1: the list's own catch of any OSError (meant for the deck)
+    took the closed pipe for a fault of the box. Now it is silent, status 141, as for every other
+    command."""
+    (tmp_path / "players.txt").write_text("04A1B2C3D4E5F6 Ann\n04A1B2C3D4E5F7 Bob\n")
+    w = closed_reader()
+    try:
+        proc = card_assistant("players", "list", "--state-dir", tmp_path, stdout=w, stderr=subprocess.PIPE)
+    finally:
+        os.close(w)
+    assert (proc.returncode, proc.stderr) == (141, "")
+
+
+def closed(stream, *args, **environ):
+    """``card-assistant ARGS`` started with standard input (0) or output (1) closed, as a shell's
+    ``<&-`` or ``>&-`` does, ``environ`` added to its environment; (status, standard error)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **environ)
+    env.pop("CARD_ASSISTANT_DEBUG", None)
+    proc = subprocess.run(["sh", "-c", f'exec "$@" {stream}>&-', "sh", sys.executable, "-m", "assistant.cli",
+                           *map(str, args)], cwd=ROOT, text=True, timeout=HANG, env=env,
+                          stderr=subprocess.PIPE, **({"stdin": subprocess.DEVNULL} if stream == 1 else {}))
+    return proc.returncode, proc.stderr
+
+
+def test_the_sim_at_a_closed_keyboard_says_so_in_one_line(tmp_path):
+    """Fault: `card-assistant sim <&-` (standard input closed: a job started from a script) ended in
+    "internal error (AttributeError) ... report it", then, past that, input() could not read at
+    all: now one line saying there is no keyboard, before any folder is made."""
+    status, err = closed(0, "sim", "--state-dir", tmp_path)
+    assert status == 2 and err.splitlines() == [
+        "card-assistant sim: standard input is closed: there is no keyboard to play at (--bots plays without one)"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_bots_with_standard_output_closed_say_it_in_one_line(tmp_path):
+    """Fault: `card-assistant sim --bots >&-` ended in "internal error (AttributeError)": the
+    terminal's width (to break the line saying where the new temporary folder is) was asked of a
+    standard output that is not there. Now it is the line every command says when standard output
+    cannot be written."""
+    status, err = closed(1, "sim", "--bots", "--matches", "1", TMPDIR=str(tmp_path))
+    assert status == 74 and err.splitlines() == [
+        "card-assistant sim: standard output cannot be written (it is closed)"], err
+
+
+def test_a_refused_argument_with_standard_output_closed_is_one_line(tmp_path):
+    """Fault: `card-assistant export >&-` (no OUT) said its refusal, then "standard output cannot be
+    written (it is closed)" under it and status 74: the closing flush of an output nothing was
+    written to was taken for a failed write. Now the refusal alone, status 2."""
+    status, err = closed(1, "export", "--state-dir", tmp_path)
+    assert status == 2 and len(err.splitlines()) == 1 and "required: OUT" in err, err
