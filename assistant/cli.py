@@ -190,6 +190,8 @@ class _Output:
 
     def _do(self, act, *args):
         if self.stream is None:  # started with standard output closed (`>&-`)
+            if act == "flush":  # nothing was written, so nothing is lost: a refusal said on
+                return None     # standard error stays its one line
             raise OutputError("it is closed")
         try:
             return getattr(self.stream, act)(*args)

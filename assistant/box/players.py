@@ -198,6 +198,8 @@ def main(argv, events=None):
     except PlayersError as e:
         print(f"{me}: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `players list | head -1`: the reader went away, said by no one
+        raise
     except (DeckError, OSError) as e:
         print(f"{me}: {e}", file=sys.stderr)
         return 1

@@ -112,7 +112,7 @@ def terminal_size():
     """The terminal's size (columns, lines), or None when the output is not a terminal."""
     try:
         return os.get_terminal_size(sys.stdout.fileno()) if sys.stdout.isatty() else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # AttributeError: standard output closed (`>&-`)
         return None
 
 
@@ -162,7 +162,7 @@ def on_resume(sim):
     wakes a thread that says it at once. Returns how to undo this, or None."""
     import signal
     import threading
-    if not hasattr(signal, "SIGCONT") or not sys.stdin.isatty():
+    if not hasattr(signal, "SIGCONT") or sys.stdin is None or not sys.stdin.isatty():
         return None
     r, w = os.pipe()
     os.set_blocking(w, False)

@@ -221,6 +221,10 @@ def main(argv):
     args = parse_args(argv)
     if args.club:
         return club_main(args)
+    if not args.bots and sys.stdin is None:  # `sim <&-`: input() failed at the first prompt, a "bug"
+        print("card-assistant sim: standard input is closed: there is no keyboard to play at "
+              "(--bots plays without one)", file=sys.stderr)
+        return 2
     import logging
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
