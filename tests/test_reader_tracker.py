@@ -250,5 +250,29 @@ def test_a_hello_with_fewer_pads_forgets_what_lay_on_the_pads_that_are_gone(capl
     assert t.pads == {1: B} and t.npads == 2 and 4 not in t.status
     said = [r.getMessage() for r in caplog.records if "no longer has" in r.getMessage()]
     assert said == ["reader firmware has 2 pad(s) now: what lay on pads 3 and 4, which it no longer has, "
-                    "is forgotten (nothing played is lost)"]
+                    "is forgotten (nothing played is lost) (logged once until it ends)"]
     assert feed(t, (1, f"STATE 1 {B}"), (2, "STATE 2 -")) == [] and not t.want_sync
+
+
+def test_a_firmware_whose_hello_alternates_its_pad_count_is_one_storm_in_the_log(caplog):
+    """Fault (leftover of the last attack on the serial line): a firmware whose HELLO said pads=4,
+    then pads=2, then 4 again (a card on pad 3 each time: a jumper that comes and goes, a bad build
+    in a boot loop) logged "reader firmware has 2 pad(s) now..." at every second HELLO, without
+    end, as the drop storm once did. Now it is logged when it starts and, with its count, once 30 s
+    pass without it; each HELLO still forgets pad 3's card (nothing of it stays)."""
+    now = [0.0]
+    t = Tracker(clock=lambda: now[0])
+    four = "HELLO card-reader 1.0.0 boot={:04X} pads=4 present=3 gone=4"
+    with caplog.at_level("INFO", logger="assistant.hw.reader"):
+        for boot in range(0, 400, 2):
+            feed(t, (0, four.format(boot)), (1, "STATE 1 -"), (2, "STATE 2 -"), (3, f"STATE 3 {A}"),
+                 (4, "STATE 4 -"))
+            assert t.pads == {3: A}
+            out = feed(t, (0, HELLO.format(f"{boot + 1:04X}")))
+            assert TagRemoved(3, A, True) in out and t.pads == {}
+        said = [r.getMessage() for r in caplog.records if "no longer has" in r.getMessage()]
+        assert len(said) == 1, said[:3]
+        now[0] += 31
+        feed(t, (1, "STATE 1 -"), (2, "STATE 2 -"))
+    over = [r.getMessage() for r in caplog.records if "fewer pads" in r.getMessage()]
+    assert over == ["reader: 30 s without a firmware with fewer pads than before (after 200 times in 31 s)"]

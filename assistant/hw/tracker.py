@@ -22,7 +22,8 @@ QUIET = 30.0  # seconds without a line of a kind that can storm (refused, lost, 
 def _storm_words(key):
     """What a storm of ``key`` was, for the line that says it is over."""
     words = {"restart": "a restart", "duplicate": "a line arriving twice", "lost": "a lost line",
-             "stale": "a stale line", "err": "a refused command"}
+             "stale": "a stale line", "err": "a refused command",
+             "pads gone": "a firmware with fewer pads than before"}
     if key in words:
         return words[key]
     kind, detail = key
@@ -186,9 +187,11 @@ class Tracker:
             out += self._move(pad, "", inferred=True)
         if out:
             held = sorted({e.pad for e in out})
-            log.info("reader firmware has %d pad(s) now: what lay on pad%s %s, which it no longer has, "
-                     "is forgotten (nothing played is lost)", self.npads, "s" if len(held) > 1 else "",
-                     " and ".join(map(str, held)))
+            # a firmware whose HELLO says 4 pads, then 2, then 4... (a loose jumper, a bad build) is
+            # one storm: a line at every HELLO was one per reboot, without end
+            self._trouble("pads gone", f"reader firmware has {self.npads} pad(s) now: what lay on "
+                                       f"pad{'s' if len(held) > 1 else ''} {' and '.join(map(str, held))}, "
+                                       f"which it no longer has, is forgotten (nothing played is lost)")
         return out
 
     # --- pads
