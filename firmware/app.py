@@ -40,6 +40,7 @@ class App:
         self.settled = False
         self.started_ms = None
         self.last_beat = None
+        self.up_s, self.up_ms = 0, 0  # uptime, summed beat by beat (see tick)
 
     # --- output
     def send(self, body):
@@ -111,9 +112,17 @@ class App:
                     self.send_state(j)
 
     def tick(self, now_ms):
-        if self.last_beat is not None and self.ticks_diff(now_ms, self.last_beat) >= self.heartbeat_ms:
+        """A heartbeat when one is due. The uptime is summed from beat to beat: MicroPython's
+        ticks_ms wraps (2**30 ms on the Pico) and ticks_diff is right only within half of that,
+        so the time since boot taken in one diff went negative after 6.2 days."""
+        if self.last_beat is None:
+            return
+        elapsed = self.ticks_diff(now_ms, self.last_beat)
+        if elapsed >= self.heartbeat_ms:
             self.last_beat = now_ms
-            self.send("HB %s %d" % (self.boot_id, self.ticks_diff(now_ms, self.started_ms) // 1000))
+            self.up_ms += elapsed
+            self.up_s, self.up_ms = self.up_s + self.up_ms // 1000, self.up_ms % 1000
+            self.send("HB %s %d" % (self.boot_id, self.up_s))
 
     # --- commands from the host
     def on_line(self, line):

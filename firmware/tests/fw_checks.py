@@ -296,6 +296,27 @@ def check_heartbeat_every_interval():
     eq(t.lines(), ["HB BEEF 1", "HB BEEF 2", "HB BEEF 65"], "heartbeats")
 
 
+def check_heartbeat_uptime_counts_on_past_the_ticks_wrap():
+    """Fault (attack on the firmware, a box left on for a week): the uptime was one ticks_diff
+    from boot, which MicroPython keeps right only within half the ticks period (2**29 ms on the
+    Pico: 6.2 days); past that each heartbeat said a negative uptime. Here the Pico's ticks_ms
+    and ticks_diff, wrapping at 2**30."""
+    period = 1 << 30
+
+    def ticks_diff(a, b):
+        return ((a - b + period // 2) & (period - 1)) - period // 2
+
+    sims = [SimReader()]
+    wire = []
+    fw = app.App([mfrc522.Mfrc522(s) for s in sims], wire.append, None, 3, 4, 1000, "BEEF", ticks_diff)
+    fw.start(period - 5000)  # booted 5 s before the ticks wrap
+    day = 86400 * 1000
+    for ms in range(1000, 8 * day, 3600 * 1000):  # a beat an hour for eight days
+        fw.tick((period - 5000 + ms) % period)
+    beats = [int(proto.unframe(x)[1][2]) for x in wire if b" HB " in x]
+    eq(beats, [ms // 1000 for ms in range(1000, 8 * day, 3600 * 1000)], "uptime in seconds")
+
+
 def check_sequence_numbers_count_up_and_wrap():
     t = Table(pads=1)
     t.app.seq = proto.SEQ_MOD - 1
