@@ -10,6 +10,7 @@ import proto
 from presence import CONFLICT, EMPTY, Presence
 
 VERSION = "1.0.0"
+FAILING_AFTER = 10  # polls in a row a reader that answered at boot fails before the host is told
 _READING = {mfrc522.NONE: EMPTY, mfrc522.MANY: CONFLICT, mfrc522.ERROR_: None}
 _CHANGE = {"arrive": "ARRIVE %d %s", "remove": "REMOVE %d %s", "conflict": "CONFLICT %d", "clear": "CLEAR %d"}
 
@@ -34,6 +35,7 @@ class App:
         self.seq = 0
         self.versions = [0] * len(readers)
         self.live = []  # indexes of readers that answered at boot
+        self.failed = [0] * len(readers)  # polls in a row each reader failed (ERROR_: no answer, garbage)
         self.next = 0
         self.repolls = 0  # polls of one pad in a row, for a card being laid on it
         self.polls = 0
@@ -53,8 +55,25 @@ class App:
 
     def send_status(self, i):
         r = self.readers[i]
-        ok = "ok" if i in self.live else "missing"
+        ok = "ok" if i in self.live and self.failed[i] < FAILING_AFTER else "missing"
         self.send("STATUS %d %s %02X %d" % (i + 1, ok, self.versions[i], r.errors))
+
+    def _failing(self, i, status):
+        """A reader that answered at boot and now fails every poll (a loose wire: its chip reads
+        all zeros; a chip hung) hears no card laid on its pad and sees no card lifted: said once, as
+        its STATUS, after FAILING_AFTER polls in a row, and once more when it answers again, instead
+        of nothing at all."""
+        if status == mfrc522.ERROR_:
+            self.failed[i] += 1
+            if self.failed[i] == FAILING_AFTER:
+                self.versions[i] = self.readers[i].version()
+                self.send_status(i)
+        else:
+            if self.failed[i] >= FAILING_AFTER:
+                self.failed[i] = 0
+                self.versions[i] = self.readers[i].version()
+                self.send_status(i)
+            self.failed[i] = 0
 
     # --- life cycle
     def start(self, now_ms=0):
@@ -92,6 +111,7 @@ class App:
             status, uid = r.scan()
         finally:
             r.antenna(False)
+        self._failing(i, status)
         pad = self.pads[i]
         changes = pad.poll(_READING.get(status, uid))
         if self.settled and pad.seen and self.repolls < pad.present_after:

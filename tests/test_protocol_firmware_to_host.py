@@ -57,3 +57,25 @@ def test_host_command_is_answered_without_a_fault():
     assert w.events()[-1:] == [ReaderStatus(True, f"card reader firmware {fw_checks.app.VERSION} ready")]
     assert w.table.feedback == [[1, "led", "on"]]
     assert not w.tracker.counts
+
+
+def test_a_reader_whose_wire_comes_loose_after_boot_reaches_the_log_once(caplog):
+    """Fault (attack on the firmware: a pad's reader reads all zeros once play has begun): the
+    firmware failed every poll of that pad without a word, so a card laid there was lost and the
+    box's log said nothing. Now the host hears the pad's STATUS missing once and logs one line
+    asking for its wiring; no tap is made up, and the card that lay there stays."""
+    w = Wire(pads=2, present=2, gone=2)
+    w.table.put(2, A)
+    w.table.rounds(3)
+    w.events()
+    sim = w.table.sims[1]
+    sim.xfer = lambda tx: bytes(len(tx))  # every register reads 0
+    with caplog.at_level("WARNING", logger="assistant.hw.reader"):
+        w.table.rounds(fw_checks.app.FAILING_AFTER * 20)
+        assert w.events() == []
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["pad 2: no MFRC522 answers (version 00): check its wiring (logged once until it ends)"]
+    assert w.tracker.pads == {2: A} and w.tracker.status[2][:2] == ("missing", "00")
+    del sim.xfer
+    w.table.rounds(3)
+    assert w.events() == [] and w.tracker.status[2][:2] == ("ok", "92")

@@ -277,6 +277,31 @@ def check_polling_round_robin_with_idle_antennas_off():
     eq(t.sims[2].field_on_polls, 0, "missing reader never polled")
 
 
+def check_a_reader_that_stops_answering_is_said_once_and_again_when_it_answers():
+    """Fault (attack on the firmware: a reader's SPI wire come loose after boot, its chip read as
+    all zeros): every poll of its pad failed, counted in a number only a STATUS command shows, so
+    a card laid there was never reported and the host heard nothing at all. Now the pad's STATUS
+    says missing once after FAILING_AFTER failed polls, and ok once when the chip answers again;
+    no ARRIVE, REMOVE or CONFLICT is made up meanwhile, and the card that lay there stays."""
+    t = Table(pads=2, present=2, gone=2)
+    t.put(2, UID_A)
+    t.rounds(3)
+    t.lines()
+    sim = t.sims[1]
+    sim.xfer = lambda tx: bytes(len(tx))  # MISO stuck low: every register reads 0
+    t.rounds(app.FAILING_AFTER * 5)
+    said = t.lines()
+    eq([x.split()[:4] for x in said], [["STATUS", "2", "missing", "00"]], "said once")
+    t.app.on_line(proto.frame(7, "STATUS"))
+    eq([x.split()[:3] for x in t.lines()], [["STATUS", "1", "ok"], ["STATUS", "2", "missing"]], "asked")
+    del sim.xfer
+    t.rounds(5)
+    eq([x.split()[:4] for x in t.lines()], [["STATUS", "2", "ok", "92"]], "answers again, the card still there")
+    t.put(2)
+    t.rounds(5)
+    eq(t.lines(), ["REMOVE 2 %s" % UID_A], "lifted")
+
+
 def check_sync_and_status_commands():
     t = Table(pads=2, present=1, gone=1)
     t.rounds(1)
