@@ -3,10 +3,15 @@ or full standard streams, names that lead to a file descriptor; the reader's fir
 chip and a host that lie; the web pages and the club board from raw sockets), each one the earlier
 attacks (test_attack_io.py, test_attack_faults.py) did not reach. The real commands as
 subprocesses; each test names the fault and what it did before."""
+import json
 import os
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
+
+import pytest
 
 from journal_faults import fill
 
@@ -116,3 +121,33 @@ def test_a_refused_argument_with_standard_output_closed_is_one_line(tmp_path):
     written to was taken for a failed write. Now the refusal alone, status 2."""
     status, err = closed(1, "export", "--state-dir", tmp_path)
     assert status == 2 and len(err.splitlines()) == 1 and "required: OUT" in err, err
+
+
+@pytest.mark.parametrize("folder", ["club #1", "what?", "100%25"])
+def test_a_board_file_whose_path_holds_a_uri_character_serves_every_page(tmp_path, folder):
+    """Fault (attack on the board's command line: `--db "club #1/board.sqlite3"`): the pages that
+    read the board's file on a connection of their own (Players, Nights) put its path in SQLite's
+    URI unquoted, so a '#' cut the path short, a '?' began the URI's options, a '%' was read as an
+    escape: "unable to open database file" or "no such table", each such page a 500 for
+    everyone (and "what?" made an empty file named "what"). The same path the board writes is the
+    one its pages read."""
+    from assistant.club.board import Board
+    from assistant.club.page import serve
+    (tmp_path / folder).mkdir()
+    board = Board(str(tmp_path / folder / "board.sqlite3"), "c")
+    board.receive("club/c/t1/events", json.dumps({
+        "v": 1, "id": ["t1", 1, 0], "kind": "start", "game": "towers", "seats": ["Ann", "Bob"], "options": {},
+        "journal": "ab12ab12ab12ab12"}).encode())
+    server = serve(board, "127.0.0.1", 0)
+    try:
+        for page in ("/players", "/nights", "/"):
+            url = f"http://127.0.0.1:{server.server_address[1]}{page}"
+            try:
+                with urllib.request.urlopen(url, timeout=HANG) as answer:
+                    assert answer.status == 200
+            except urllib.error.HTTPError as e:
+                pytest.fail(f"{page}: {e.code} {e.read()[:80]!r}")
+    finally:
+        server.shutdown()
+        board.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [folder]

@@ -242,7 +242,8 @@ def _compare(boxes, snap, folder, out):
             if got is None or got["score"] != s["score"] or got["winner"] != s["winner"]:
                 mismatched.append(f"{b.name_} match {mid}: box {s['score']} board "
                                   f"{None if got is None else got['score']}")
-    db = sqlite3.connect(f"file:{Path(folder) / 'board.sqlite3'}?mode=ro", uri=True)
+    from assistant.box.journal_files import read_only_uri
+    db = sqlite3.connect(read_only_uri(str(Path(folder) / 'board.sqlite3')), uri=True)
     stored = db.execute("SELECT count(*) FROM events").fetchone()[0]
     lat = sorted((r[0] - r[1]) * 1000 for r in db.execute("SELECT received, t FROM events WHERE t IS NOT NULL"))
     db.close()

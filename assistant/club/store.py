@@ -129,8 +129,11 @@ class BoardFile:
         return self.db.execute("SELECT coalesce(sum(events), 0) FROM matches WHERE record IS NOT NULL").fetchone()[0]
 
     def reader(self):
-        """A read-only connection of its own, for a page's thread (the board's keeps writing)."""
-        return sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        """A read-only connection of its own, for a page's thread (the board's keeps writing). Its
+        URI is quoted: with `--db "club #1/board.sqlite3"` (or a ``?`` or ``%`` in the name) the
+        pages that read the file (Players, Nights) opened another file, or none, and were a 500."""
+        from assistant.box.journal_files import read_only_uri
+        return sqlite3.connect(read_only_uri(str(self.path)), uri=True, check_same_thread=False)
 
     def clocks(self):
         return self.db.execute("SELECT tbl, journal, behind FROM clocks")
