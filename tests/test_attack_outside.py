@@ -23,11 +23,12 @@ def card_assistant(*args, **kw):
     """``card-assistant ARGS`` to its end, run from this checkout, standard input closed unless
     ``stdin`` says otherwise; ``kw`` go to subprocess.run."""
     kw.setdefault("stdin", subprocess.DEVNULL)
+    kw.setdefault("cwd", ROOT)
     if "stdout" not in kw and "stderr" not in kw:
         kw["capture_output"] = True
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("CARD_ASSISTANT_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "assistant.cli", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "assistant.cli", *map(str, args)],
                           text=True, timeout=HANG, env=env, **kw)
 
 
@@ -151,3 +152,16 @@ def test_a_board_file_whose_path_holds_a_uri_character_serves_every_page(tmp_pat
         server.shutdown()
         board.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == [folder]
+
+
+@pytest.mark.parametrize("db", ["", ":memory:"])
+def test_a_board_file_named_empty_or_memory_is_refused_before_the_board_starts(tmp_path, db):
+    """Fault (attack on the board's command line: `--db "$DB"` with DB unset, or `--db :memory:`):
+    SQLite takes both for a database on no disk, so the board started, served its page and took
+    the club's events, each lost for good when it stopped. Now one line, status 2, before
+    anything starts."""
+    proc = card_assistant("board", "--broker", "mqtt://board:x@127.0.0.1:1", "--db", db, "--port", "0",
+                          "--club", "c", cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert f"--db {db!r} names no file" in proc.stderr and "Traceback" not in proc.stderr
+    assert list(tmp_path.iterdir()) == []

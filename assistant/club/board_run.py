@@ -132,6 +132,9 @@ def main(argv):
         from assistant.club.publisher import cafile_problem
         if why := cafile_problem(args.cafile):  # else "cannot serve on port 8030: [X509: ...]" once it started
             p.error(f"--cafile {args.cafile} {why}")
+    if args.db.strip() in ("", ":memory:"):  # SQLite's names for a database on no disk: all lost at the end
+        p.error(f"--db {args.db!r} names no file (an empty name or ':memory:' is a database kept in memory, "
+                "lost when the board stops): name the board's own SQLite file (made if missing)")
     from assistant.textfile import what_is_at
     try:
         kind = what_is_at(args.db)
