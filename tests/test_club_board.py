@@ -344,3 +344,38 @@ def test_a_record_refused_is_one_storm_whatever_match_it_names(broker, live_boar
     assert said(caplog, "refused a message") == [
         "board: refused a message on club/c/t1/record/1: a record without a match number a box makes "
         "(logged once until it ends)"]
+
+
+def test_events_after_an_action_the_rules_refuse_are_not_each_a_replay_of_the_whole_match(tmp_path, monkeypatch):
+    """Fault (the board's examiner; a box of an older version, or a lying one, with the table's
+    password): once an action of a match was refused by the rules, the board replayed the whole
+    match again at every later event of it, under its lock: 300 such events took 3.2 s, and the
+    whole board waited. Now an event after the refusal costs no more rules work than in a match
+    with nothing refused (the match as rebuilt is kept); an undo still rebuilds it, so a match
+    whose refused action is undone goes on to the box's own score."""
+    from assistant.rules.match import Match
+    t, events, _ = finished_match(tmp_path / "box")
+    bodies = [json.loads(payload) for _, payload in events]
+    table = bodies[0]["id"][0]
+    applied = []
+    apply = Match.apply
+    monkeypatch.setattr(Match, "apply", lambda self, action: (applied.append(1), apply(self, action))[1])
+
+    def fed(bodies):
+        applied.clear()
+        board = Board(str(tmp_path / f"b{time.monotonic_ns()}.sqlite3"), "c")
+        for n, body in enumerate(bodies):
+            board.receive(f"club/c/{table}/events", json.dumps(dict(body, id=[table, 1, n])).encode())
+        (bm,) = board.matches.values()
+        board.close()
+        return bm, len(applied)
+
+    clean, clean_work = fed(bodies)
+    assert clean.problem is None and clean.match.state()["score"] == t.match.state()["score"]
+    k = next(k for k in range(len(bodies) // 2, len(bodies)) if bodies[k - 1]["line"].startswith("play "))
+    bad = dict(bodies[k - 1])  # the card just played, played again: refused by the rules
+    refused, refused_work = fed(bodies[:k] + [bad] + bodies[k:])
+    assert refused.problem == (k, "refused by the rules (Refused)") and refused.next == len(bodies) + 1
+    assert refused_work <= clean_work, (refused_work, clean_work)  # was ~ events²/2: thousands for these
+    undone, _ = fed(bodies[:k] + [bad, dict(bad, line="undo")] + bodies[k:])
+    assert undone.problem is None and undone.match.state() == t.match.state()
