@@ -6,7 +6,7 @@ and the board's memory for a club night and for one table's password sending mat
     CLUB_TABLES=50 CLUB_PACE=0.2 CLUB_CHAOS=no python3 dev.py bench club   # a slower pace, calm only
     CLUB_TABLES=none python3 dev.py bench club                # the memory part only
     CLUB_TABLES=none CLUB_MEMORY_FROM=1 python3 dev.py bench club   # its attacks only (not the night)
-    CLUB_TABLES=none CLUB_MEMORY_FROM=3 python3 dev.py bench club   # the season alone (club_season.py)
+    CLUB_TABLES=none CLUB_MEMORY_FROM=3 python3 dev.py bench club   # a refused match, then the season (club_season.py)
     CLUB_SEASON=30x20x2 ...                                          # its nights x tables x matches; none: skip it
 
 Memory (club_memory.py): the board in this process, fed a club night's events (40 tables of 30

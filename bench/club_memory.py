@@ -6,7 +6,10 @@ with its journal and club outbox, and their event messages are kept. A club nigh
 30 matches: every table gets those matches in turn, renumbered as its own (its table, its journal's
 name, match 1 to 30), through ``Board.receive`` as paho gives them. The attacks are a fresh board
 taking 5,000 match starts from one table, and one taking 100 real matches from one table (a night
-is 30). ``CLUB_MEMORY_FROM=1`` skips the night (which takes minutes). Printed: the matches the
+is 30). ``CLUB_MEMORY_FROM=1`` skips the night (which takes minutes). Then the time a board takes
+for one match with an action the rules refuse halfway (a box of an older version, or a lying one):
+its events after the refusal, each replaying the whole match again as before and as the board
+does now (kept as rebuilt), beside the same match with nothing refused. Printed: the matches the
 board holds, the events it stored and refused, and what its Python objects take (tracemalloc: the
 current size after the feed, the peak during it), the SQLite file on disk apart. Runs on the board
 of any version (an older one ignores the journal's name), so the figures before and after a change
@@ -100,6 +103,62 @@ def memory():
             print(f"{name:<40} {len(board.matches):>7} {board.counts['stored']:>7} {board.counts['refused']:>7} "
                   f"{now:>7.1f} {peak:>7.1f} {took:>6.1f}", flush=True)
             board.close()
+        refused(samples)
+
+
+def with_refusal(sample):
+    """The match's events with its play halfway through played again (refused by the rules), then
+    ``AFTER`` more events: the rest of the match, and plays past its end."""
+    k = next(k for k in range(len(sample) // 2, len(sample)) if sample[k - 1].get("line", "").startswith("play "))
+    out = sample[:k] + [sample[k - 1]] + sample[k:]
+    out += [dict(sample[k - 1])] * max(0, k + 1 + AFTER - len(out))
+    return k, out
+
+
+AFTER = 300  # events after the refused action
+RUNS = 5     # boards fed each way: the median
+
+
+def refused(samples):
+    """Seconds a board takes for a match refused halfway, as before (replayed whole at each later
+    event) and now, beside the match with nothing refused: the median of ``RUNS`` fresh boards."""
+    import logging
+    import statistics
+    from unittest import mock
+    from assistant.club.board import Board
+    from assistant.club.replay import BoardMatch
+    sample = max(samples, key=len)
+    k, bodies = with_refusal(sample)
+
+    def took(bodies, folder, name):
+        board = Board(str(Path(folder) / f"{name}.sqlite3"), "c")
+        messages = [("club/c/t1/events", json.dumps(dict(b, id=["t1", 1, n], journal="00000000000000cc")).encode())
+                    for n, b in enumerate(bodies)]
+        started = time.perf_counter()
+        for topic, payload in messages:
+            board.receive(topic, payload)
+        out = time.perf_counter() - started, board.matches[("t1", "00000000000000cc", 1)].problem
+        board.close()
+        return out
+
+    print(f"a match of {len(sample)} events refused by the rules at action {k}, then {len(bodies) - k - 1} "
+          f"events: seconds for all its events (median of {RUNS})")
+    logging.getLogger("assistant.club.board").setLevel(logging.ERROR)  # its one line a board, RUNS times
+    clean, before, now, problems = [], [], [], set()
+    with tempfile.TemporaryDirectory(prefix="bench-club-refused-") as folder:
+        for run in range(RUNS):
+            clean.append(took(sample, folder, f"clean{run}")[0])
+            with mock.patch.object(BoardMatch, "_may_change", lambda self, event: True):  # replayed whole, as before
+                s, problem = took(bodies, folder, f"before{run}")
+            before.append(s)
+            s, problem_now = took(bodies, folder, f"now{run}")
+            now.append(s)
+            problems |= {problem, problem_now}
+    logging.getLogger("assistant.club.board").setLevel(logging.NOTSET)
+    assert len(problems) == 1, problems  # refused at the same action, both ways
+    clean, before, now = (statistics.median(x) for x in (clean, before, now))
+    print(f"{'nothing refused':<40} {clean:>6.2f}\n{'refused, replayed at each event (before)':<40} {before:>6.2f}\n"
+          f"{'refused, kept as rebuilt (now)':<40} {now:>6.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ medians of ``RUNS`` starts; then each page's p50 and p99 over ``REQUESTS`` reque
 before, whose every page replays the season's matches, 20 of this one).
 
     CLUB_SEASON=30x20x2 python3 dev.py bench club        # nights x tables x matches a table
-    CLUB_TABLES=none CLUB_MEMORY_FROM=3 python3 dev.py bench club   # the season alone
+    CLUB_TABLES=none CLUB_MEMORY_FROM=3 python3 dev.py bench club   # a refused match, then the season
     CLUB_SEASON_ALL=no ...    # without the board that keeps every night in memory (minutes a start)
 """
 import json
