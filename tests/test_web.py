@@ -556,6 +556,20 @@ def test_a_players_page_of_players_known_by_their_tags_has_no_guest_note(tmp_pat
         assert status == 200 and "Bob" in text and "guests" not in text
 
 
+def test_a_guest_is_one_definition_for_the_box_s_page_and_the_club_s_board(tmp_path):
+    """Fault (the board's examiner): the box's page and the club's board each had a definition of a
+    guest's name, and they differed: the board took "p2" (a seat name no player may have, in any
+    case: players.check_name) as a guest, the box's page as a player, without its note. One
+    definition now (box/players.py), which both import."""
+    from assistant.club import standings
+    from assistant.web import server
+    assert server.GUEST is standings.GUEST
+    played_by(tmp_path, ("Ann", "p2"))
+    with served(tmp_path) as port:
+        status, _, text = request(port, "GET", "/players")
+        assert status == 200 and "P1 to P4 are guests" in text
+
+
 def test_a_page_counts_again_only_the_rows_of_the_newest_matches_not_the_whole_journal(tmp_path):
     """Fault: every page (and Now, which a phone asks every second) counted every match's rows,
     reading the whole actions table: 5,000 matches, 0.25 s of the 0.5 s each page took. The box

@@ -27,6 +27,7 @@ FILE = "players.txt"
 HEADER = "# card-assistant players: tag UID, then the player's name. Written by `card-assistant players`.\n"
 SHORT = 5  # as the screen's names and details (screen.short_name): one rule for the whole OLED
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,11}")
+GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name (no player's: check_name)
 
 
 class PlayersError(ValueError):

@@ -13,11 +13,10 @@ left out rather than added up as one player (a game played by guests only has no
 """
 import bisect
 import copy
-import re
 
+from assistant.box.players import GUEST  # noqa: F401 (callers import it here)
 from assistant.box.stats import FINISHED, finish, tally
 
-GUEST = re.compile(r"[Pp][1-4]")  # a seat nobody tapped a player tag for keeps its own name
 SLACK = 2.0  # seconds two matches may seem to overlap by: the boxes' clocks read on the board's
 SHOWN = 30   # clashes the page lists, the latest (one tag used at two tables all season made thousands)
 

@@ -16,13 +16,13 @@ import threading
 from html import escape
 from urllib.parse import parse_qs
 
+from assistant.box.players import GUEST
 from assistant.cli import argument_parser
 from assistant.web import pages
 from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server  # noqa: F401 (callers import them here)
 from assistant.web.site import STATIC, MatchGone, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
 
 MAX_LINE = 2048  # a request line longer than this is refused (414)
-GUEST = re.compile(r"P[1-4]")  # a seat nobody tapped a player tag for keeps its own name
 GUESTS_NOTE = ('<p class="quiet">P1 to P4 are guests, seats nobody tapped a player tag for: each of '
                'their lines adds up whoever sat in that seat, a different person from match to match.</p>')
 
