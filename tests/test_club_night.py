@@ -588,7 +588,7 @@ def test_a_box_gone_in_the_power_cut_that_took_the_broker_is_not_shown_connected
     a box switched off, for the rest of the night, even after a restart of the board. Now a
     connected box says so again every ALIVE seconds, and the board takes a box that has not for
     three times as long as gone: "Box not connected", in the page and /api/club."""
-    import assistant.club.page as page
+    import assistant.club.tables_page as page
     import assistant.club.publisher as publisher
     from assistant.club.board_run import run_board
     from assistant.club.broker import Broker
@@ -637,7 +637,7 @@ def test_an_older_box_quiet_between_matches_is_not_shown_gone(broker, live_board
     there, playing the next match minutes later. A box now says its beat in its status
     (``alive``); a status that says none is an older box's, taken at the broker's last word
     (its will says when it goes), and the page says plainly that is all the board knows."""
-    import assistant.club.page as page
+    import assistant.club.tables_page as page
     monkeypatch.setattr(page, "SILENT", 0.5)
     older = {"v": 1, "table": "t1", "online": True}  # as a box before the beat said it: no t, no alive
     start = {"v": 1, "id": ["t1", 1, 0], "kind": "start", "game": "towers", "seats": ["Ann", "Bob"],

@@ -128,7 +128,7 @@ def test_players_adds_the_older_nights_up_once_not_three_times_a_request(tmp_pat
     (standings, wins over time, two tables at once). Now the older nights are added up once and
     kept until a match is put away or brought back; the page shows the same figures, a player at
     two tables at once included when one of the two matches is put away and the other is not."""
-    from assistant.club import page
+    from assistant.club import players_page as page
     from test_club_night import played_at
     board = Board(str(tmp_path / "board.sqlite3"), "c")
     now, names = time.time(), {}
@@ -205,4 +205,36 @@ def test_one_tag_at_two_tables_all_season_lists_the_latest_clashes_not_thousands
     assert board.tidy(now=time.time() + LATER) == 10  # the older nights' clashes are counted the same
     clashes = players.split('<div class="warn">')[1].split("</div>")[0]
     assert clashes in page_of(board, "/players")
+    board.close()
+
+
+def test_a_match_put_away_while_a_page_adds_the_season_up_is_counted_once(tmp_path, monkeypatch):
+    """Fault (the board's examiner): a request read tonight's matches, then the older nights from the
+    board's file, apart (and /api/club read the older nights twice, and worked out the wins over
+    time and the clashes it never showed). A match put away between the two reads (every 5 s the
+    board puts away what is 12 hours old) was in both: counted twice in the season's standings.
+    Now a request reads both of one moment (the older nights again if a match was put away while
+    they were read), once."""
+    from assistant.club import players_page
+    from assistant.club.standings import Older
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 11)
+    for seats in (("Ann", "Bob"), ("Ann", "Cat")):
+        play(t, bot, "towers", seats)
+    deliver(board, j)
+    truth = standings(board)
+    assert truth["towers"]["players"]["Ann"]["played"] == 2
+    older, older_records, read = players_page.older, players_page.older_records, []
+
+    def put_away_meanwhile(b):  # the board's tidy, between the request's two reads
+        if not read:
+            assert board.tidy(now=time.time() + LATER) == 1  # match 1; match 2 is the table's latest
+        return older(b)
+    monkeypatch.setattr(players_page, "older", put_away_meanwhile)
+    monkeypatch.setattr(players_page, "older_records", lambda b: read.append(1) or older_records(b))
+    with monkeypatch.context() as m:
+        m.setattr(Older, "figures", None)  # /api/club shows no wins over time, nor clashes: not worked out
+        assert standings(board) == truth
+    assert len(read) == 1  # the file read once, with match 1 in it
+    assert page_of(board, "/players") == page_of(board, "/players") and len(read) == 1  # then kept
     board.close()

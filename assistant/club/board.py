@@ -131,7 +131,7 @@ class Board:
         ``keep`` seconds before ``now``, except each table's latest: their records go into the file,
         they leave the memory. ``rebuilt``: how to get a match not in memory (at a start). Returns
         how many were put away."""
-        from assistant.club.page import moved, on_board  # as the pages show it (page.records)
+        from assistant.club.records import moved, on_board  # as the pages show them (records.records)
         if self.keep is None:
             return 0
         with self.lock:

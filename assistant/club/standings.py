@@ -131,7 +131,7 @@ class Older:
         """``(tally, wins, clashes, more)`` of the season: these older nights and ``live`` (tonight's
         records, numbered after them), without changing this aggregate; ``clashes``: the latest
         ``SHOWN``, ``more``: how many before them."""
-        figures = tally(live, copy.deepcopy(self.tally))
+        figures = self.season(live)
         wins = add_wins(live, copy.deepcopy(self.wins))
         tonight = {name: sorted(ps) for name, ps in add_places(live, spans, {}).items()}
         clashes = list(self.clashes) + clashes_within(tonight)
@@ -143,6 +143,11 @@ class Older:
                 clashes.extend(c for o in older[first:last] if (c := _clash(name, o, p)) is not None)
         shown = latest(clashes)
         return figures, wins, sorted(shown), self.earlier + len(clashes) - len(shown)
+
+    def season(self, live):
+        """The tally of the season: these older nights and ``live`` (/api/club's standings: not
+        the wins over time, nor the clashes, which it does not show)."""
+        return tally(live, copy.deepcopy(self.tally))
 
     def tonight(self, night, live):
         """The tally of ``night`` (tonight): its matches put away, if any, and ``live`` (of it)."""
