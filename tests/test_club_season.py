@@ -238,3 +238,26 @@ def test_a_match_put_away_while_a_page_adds_the_season_up_is_counted_once(tmp_pa
     assert len(read) == 1  # the file read once, with match 1 in it
     assert page_of(board, "/players") == page_of(board, "/players") and len(read) == 1  # then kept
     board.close()
+
+
+def test_events_of_put_away_matches_bring_back_at_most_a_night_of_them(tmp_path, monkeypatch):
+    """Fault (the board's examiner, one table's password over a season): an event of a match put
+    away (an older night's) takes it back into the board's memory, to replay it whole, and no
+    bound counted that: one event for each match of the table's season (their journal's name is
+    on /api/club) brought the whole season back, a replay each under the board's lock (19 matches:
+    22 s, 2.9 MB). A match taken back now counts as a match added tonight, within the table's
+    bounds (tables.MAX_MATCHES, MAX_EVENTS); beyond them the event is refused, as a new match is."""
+    from assistant.club import tables
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    for mid in range(1, 6):
+        board.receive("club/c/t1/events", json.dumps({"v": 1, "id": ["t1", mid, 0], "kind": "start", "game": "towers",
+                                                      "seats": ["Ann", "Bob"], "options": {}, "journal": "ab12"}).encode())
+    later = time.time() + LATER
+    assert board.tidy(now=later) == 4  # 1 to 4; 5 is the table's latest
+    monkeypatch.setattr(time, "time", lambda: later)  # the next night
+    monkeypatch.setattr(tables, "MAX_MATCHES", 2)
+    for mid in range(1, 5):
+        late = {"v": 1, "id": ["t1", mid, 7], "kind": "action", "line": "pass P1", "hand": 1, "journal": "ab12"}
+        board.receive("club/c/t1/events", json.dumps(late).encode())
+    assert sorted(m for _, _, m in board.matches) == [1, 2, 5] and board.counts["refused"] == 2
+    board.close()

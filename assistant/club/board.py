@@ -358,9 +358,15 @@ class Board:
                 raise Refusal(f"match {mid} event {n} differs from the one stored: kept the first")
             self.counts["duplicates"] += 1
             return
-        if (table, journal, mid) not in self.matches:
-            self._bring_back(table, journal, mid)
         received = time.time()
+        if (table, journal, mid) not in self.matches and (away := self.file.away(table, journal, mid)) is not None:
+            # taken back into memory: as a match added tonight, within the table's bounds (tables.py),
+            # not one match of the season's each event (a table's password: the season in memory)
+            refused = self.tables.refusal(table, journal, mid, 0, received)
+            if refused:
+                raise Refusal(refused)
+            self._bring_back(table, journal, mid)
+            self.tables.taken_back(table, received, away)
         refused = self.tables.refusal(table, journal, mid, n, received)
         if refused:
             raise Refusal(refused)

@@ -124,6 +124,12 @@ class BoardFile:
         return self.db.execute("UPDATE matches SET record=NULL WHERE tbl=? AND journal=? AND match=? AND "
                                "record IS NOT NULL", (table, journal, mid)).rowcount > 0
 
+    def away(self, table, journal, mid):
+        """How many events match ``mid`` has, if it is put away; else None."""
+        row = self.db.execute("SELECT events FROM matches WHERE tbl=? AND journal=? AND match=? AND record IS NOT NULL",
+                              (table, journal, mid)).fetchone()
+        return row and row[0]
+
     def put_away_events(self):
         """Events of the matches put away (counted in the page's "stored")."""
         return self.db.execute("SELECT coalesce(sum(events), 0) FROM matches WHERE record IS NOT NULL").fetchone()[0]

@@ -60,6 +60,14 @@ class Tables:
                     "of this table (the match's record brings it again)")
         return None
 
+    def taken_back(self, table, now, events):
+        """A match put away (season.py) taken back into memory ``now`` for an event of it counts as a
+        match and its ``events`` added in this night: one table's password sending an event for
+        each match of its season brought the whole season back into the board's memory."""
+        added = self.added.setdefault(table, {}).setdefault(now // 3600, [0, 0])
+        added[0] += 1
+        added[1] += events
+
     def held(self, table, journal, mid, n):
         """Would event ``n`` wait for earlier ones?"""
         bm = self.matches.get((table, journal, mid))
