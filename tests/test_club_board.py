@@ -379,3 +379,26 @@ def test_events_after_an_action_the_rules_refuse_are_not_each_a_replay_of_the_wh
     assert refused_work <= clean_work, (refused_work, clean_work)  # was ~ events²/2: thousands for these
     undone, _ = fed(bodies[:k] + [bad, dict(bad, line="undo")] + bodies[k:])
     assert undone.problem is None and undone.match.state() == t.match.state()
+
+
+def test_a_hidden_card_is_applied_alone_not_by_replaying_the_whole_match(tmp_path, monkeypatch):
+    """Fault (the board's examiner: a season's board taking a match back, or starting on tonight's
+    matches, took 0.74 s a towers match): every hidden card (a towers discard each hand, a
+    face-down trump) replayed the whole match so far to choose its stand-in, though the latest
+    action's stand-in is chosen from nothing after it and changes no earlier one. It is now
+    applied alone; the match is rebuilt only when a later card shows a stand-in wrong (the dealer
+    plays the up-card a discard's stand-in had taken), an undo, or a trump revealed."""
+    from assistant.club.replay import BoardMatch
+    t, events, _ = finished_match(tmp_path / "box")
+    bodies = [json.loads(payload) for _, payload in events]
+    rebuilds = []
+    rebuild = BoardMatch.rebuild
+    monkeypatch.setattr(BoardMatch, "rebuild",  # which event made each rebuild: a hidden card?
+                        lambda self: rebuilds.append(bool(self.events[self.next - 1].get("hidden"))) or rebuild(self))
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    for n, body in enumerate(bodies):
+        board.receive(f"club/c/{body['id'][0]}/events", json.dumps(body).encode())
+    (bm,) = board.matches.values()
+    assert bm.problem is None and bm.match.state() == t.match.state()
+    assert sum(1 for b in bodies if b.get("hidden")) > 10 and not any(rebuilds)  # was one each
+    board.close()

@@ -37,6 +37,7 @@ class BoardMatch:
         self.claimed = None  # the box's own last score (shown beside ours, never used)
         self.scores = {}     # n -> the box's score an event not yet applied says (then only claimed)
         self.stand_ins = set()  # (hand, card) the latest rebuild took for hidden ones (a play of one: rebuild)
+        self.effective = []  # (n, event) of the actions in effect (undone ones left out), as rebuilt
 
     def add(self, n, event):
         """Store event ``n``; apply every event now in order. Returns words for a refusal or None.
@@ -58,11 +59,18 @@ class BoardMatch:
         if n in self.scores:
             self.claimed = self.scores.pop(n)
         simple = not (event.get("hidden") or "revealed" in event or event["line"] == "undo")
-        if simple and self.problem is None:
+        if self.problem is None and (simple or "revealed" not in event and event["line"] != "undo"):
+            # a hidden card, the latest action: its stand-in is what a rebuild would choose (no
+            # later action yet), and it changes no earlier one's (it plays no card), so it is applied
+            # alone, not by replaying the whole match (once a hand: most of a match's replay work)
+            self.effective.append((n, event))
             try:
-                self.match.apply(parse_action(event["line"].split(), self.game, self.seats, n))
+                action = (parse_action(event["line"].split(), self.game, self.seats, n) if simple
+                          else self._action(self.effective, len(self.effective) - 1))
+                if action is not None:
+                    self.match.apply(action)
                 return None
-            except (Refused, ScenarioError):
+            except (Refused, ScenarioError, ValueError):
                 pass  # a stand-in chosen earlier may be the card just played: rebuild
         if self.problem is not None and not self._may_change(event):
             return self.refusal()  # refused at the same action again: the match as rebuilt stays
@@ -95,6 +103,7 @@ class BoardMatch:
         match = Match(self.game, self.seats, self.options)
         self.problem = None
         self.stand_ins = set()
+        self.effective = effective
         for i, (n, event) in enumerate(effective):
             try:
                 action = self._action(effective, i)
