@@ -99,3 +99,29 @@ def test_the_nights_page_lists_every_match_of_last_night_with_each_tables_last(t
     finally:
         board.close()
         j.close()
+
+
+def test_every_install_sh_in_the_club_page_is_run_from_the_checkout():
+    """Fault (an organiser typing docs/club.md's TLS block word for word): the block began with
+    `cd /etc/mosquitto/certs` and ended with `sudo systemd/install.sh --board`, a path relative to
+    the checkout: "sudo: systemd/install.sh: command not found". Each block's commands are
+    followed here with the folder they are typed in."""
+    import re
+
+    from test_sim_newcomer import ROOT
+    text = (ROOT / "docs" / "club.md").read_text()
+    blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
+    assert any("systemd/install.sh" in b for b in blocks)
+    for block in blocks:
+        away = []  # the folders cd'd into, since the checkout
+        for line in block.replace("\\\n", " ").splitlines():
+            command = line.split("#", 1)[0].strip()
+            for part in re.split(r"&&|;", command):
+                words = part.split()
+                if words[:1] == ["cd"]:
+                    if words[1:] == ["-"] and away:
+                        away.pop()
+                    else:
+                        away.append(words[1] if len(words) > 1 else "~")
+                elif "systemd/install.sh" in part and not part.strip().startswith(("/", "~")):
+                    assert not away, f"{line.strip()!r} is typed in {away[-1]}, not in the checkout"
