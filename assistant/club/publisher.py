@@ -165,8 +165,9 @@ class Publisher(threading.Thread):
                     if short >= TAKEN:
                         self.taken.happened("taken", (
                             f"club: the broker closed table {self.outbox.table}'s connection {short} times in a row "
-                            f"within {STEADY:g} s: is another box's [club] table {self.outbox.table} too? "
-                            f"(one name, one client id: the broker keeps one); trying again every "
+                            f"within {STEADY:g} s: is another box's [club] table {self.outbox.table} too (one "
+                            f"name, one client id: the broker keeps one), or is the Wi-Fi at its edge or the "
+                            f"broker restarting? (the broker does not say which); trying again every "
                             f"{RETRY[1]:g} s at most"))
             except (OSError, ValueError) as e:
                 self.down["reach"].happened("reach", f"club: broker {self.host}:{self.port} not reached "
