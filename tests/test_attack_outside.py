@@ -165,3 +165,19 @@ def test_a_board_file_named_empty_or_memory_is_refused_before_the_board_starts(t
     assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
     assert f"--db {db!r} names no file" in proc.stderr and "Traceback" not in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("what", ["file", "device"])
+def test_a_web_runtime_folder_that_is_no_folder_is_one_line_at_start(tmp_path, what):
+    """Fault (attack on the web page's command line: `--runtime-dir /dev/null`, or a file): taken
+    as it was, the page served, and Now said the box was not running (its screen file never found)
+    of a box playing at that moment, with no word of why. Now one line, status 2, at start; a
+    folder not made yet is still fine (the box makes it as it starts)."""
+    target = "/dev/null" if what == "device" else tmp_path / "screen"
+    if what == "file":
+        target.write_text("")
+    proc = card_assistant("web", "--state-dir", tmp_path, "--port", "0", "--runtime-dir", target)
+    kind = "a device (a character device)" if what == "device" else "a file"
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [
+        f"card-assistant web: --runtime-dir {target} is {kind}, not a folder (it names the folder the box "
+        f"writes its screen in)"], proc.stderr
