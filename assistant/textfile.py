@@ -109,13 +109,15 @@ def write_text(path, text, mode=None):
     it holds hidden cards).
 
     A name that leads to an open file descriptor (``/dev/stdout``, ``/dev/fd/1``) is written
-    through, as a shell's ``>`` writes it: renamed over, the link ``/dev/stdout`` itself became a
-    file (`sudo card-assistant export /dev/stdout` broke every program's standard output on the
-    machine). A link to a file keeps being a link: the rename lands on the file it leads to."""
+    through, after what the descriptor's file holds (``> f`` emptied it already, ``>> f`` keeps
+    it): renamed over, the link ``/dev/stdout`` itself became a file (`sudo card-assistant export
+    /dev/stdout` broke every program's standard output on the machine); opened to be emptied, it
+    threw away what ``>> log`` had gathered. A link to a file keeps being a link: the rename lands
+    on the file it leads to."""
     import tempfile
     path = Path(path)
     if names_a_descriptor(path):
-        with open(os.open(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as f:
+        with open(os.open(path, os.O_WRONLY | os.O_APPEND), "w", encoding="utf-8") as f:
             f.write(text)
         return
     if path.is_symlink():

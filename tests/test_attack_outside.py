@@ -36,7 +36,8 @@ def test_export_to_a_name_of_standard_output_writes_through_it_and_leaves_the_li
     """Fault: `card-assistant export /dev/stdout > file` (or `/dev/fd/1`) took the name for a file,
     wrote beside it and renamed over it: run as root, the link /dev/stdout itself became a file
     holding the match (every program's /dev/stdout on the machine then wrote into it), and the
-    command's own output was empty. Here a link of the test's own to /proc/self/fd/1 stands in
+    command's own output was empty; written through as a file to be emptied, `>> log` lost what
+    the log held. Here a link of the test's own to /proc/self/fd/1 stands in
     for /dev/stdout, so broken code replaces only that."""
     fill(tmp_path / "journal.sqlite3")
     out = tmp_path / "stdout"
@@ -46,6 +47,9 @@ def test_export_to_a_name_of_standard_output_writes_through_it_and_leaves_the_li
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     written = (tmp_path / "file").read_text()
     assert written.startswith("# match 1 of the box's journal"), written[:200]
+    with open(tmp_path / "file", "a") as file:  # `>> file`: what it held stays (it was emptied)
+        proc = card_assistant("export", "--state-dir", tmp_path, out, stdout=file, stderr=subprocess.PIPE)
+    assert proc.returncode == 0 and (tmp_path / "file").read_text() == written * 2
     assert out.is_symlink() and os.readlink(out) == "/proc/self/fd/1"
 
 
