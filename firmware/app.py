@@ -59,21 +59,29 @@ class App:
         self.send("STATUS %d %s %02X %d" % (i + 1, ok, self.versions[i], r.errors))
 
     def _failing(self, i, status):
-        """A reader that answered at boot and now fails every poll (a loose wire: its chip reads
-        all zeros; a chip hung) hears no card laid on its pad and sees no card lifted: said once, as
-        its STATUS, after FAILING_AFTER polls in a row, and once more when it answers again, instead
-        of nothing at all."""
-        if status == mfrc522.ERROR_:
-            self.failed[i] += 1
-            if self.failed[i] == FAILING_AFTER:
-                self.versions[i] = self.readers[i].version()
-                self.send_status(i)
-        else:
+        """A reader that answered at boot and now fails every poll: its pad hears no card laid and
+        sees no card lifted. After FAILING_AFTER failed polls in a row its version is read again:
+        00 or FF (a loose wire, the chip read as all zeros or ones) is said once, as the pad's
+        STATUS missing, and ok once when it answers again; a chip that still gives its version
+        (hung, or a tag that garbles every answer) is reset and configured again, as at boot."""
+        if status != mfrc522.ERROR_:
             if self.failed[i] >= FAILING_AFTER:
-                self.failed[i] = 0
                 self.versions[i] = self.readers[i].version()
+                self.failed[i] = 0
                 self.send_status(i)
             self.failed[i] = 0
+            return
+        self.failed[i] += 1
+        if self.failed[i] < FAILING_AFTER:
+            return
+        version = self.readers[i].version()
+        if version in (0x00, 0xFF):
+            if self.failed[i] == FAILING_AFTER:
+                self.versions[i] = version
+                self.send_status(i)
+        elif self.failed[i] == FAILING_AFTER:
+            self.failed[i] = 0
+            self.readers[i].init()
 
     # --- life cycle
     def start(self, now_ms=0):

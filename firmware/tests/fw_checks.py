@@ -302,6 +302,29 @@ def check_a_reader_that_stops_answering_is_said_once_and_again_when_it_answers()
     eq(t.lines(), ["REMOVE 2 %s" % UID_A], "lifted")
 
 
+def check_a_hung_reader_that_still_gives_its_version_is_reset_and_reads_again():
+    """Fault (as above, a chip hung with its wiring sound: its transceive never completes, its
+    version still reads 92): its pad heard nothing for ever. Now, after FAILING_AFTER failed polls,
+    the chip is reset and configured again, as at boot, without a STATUS line (the chip answers),
+    and a card laid there is reported."""
+    t = Table(pads=2, present=2, gone=2)
+    t.rounds(3)
+    t.lines()
+    sim = t.sims[1]
+    works, command = sim.transceive, sim.command
+    sim.transceive = lambda: None  # the command is taken and never ends: no interrupt bit ever
+
+    def reset_mends(cmd):
+        if cmd == 0x0F:
+            sim.transceive = works
+        command(cmd)
+    sim.command = reset_mends
+    t.rounds(app.FAILING_AFTER + 1)
+    t.put(2, UID_A)
+    t.rounds(5)
+    eq(t.lines(), ["ARRIVE 2 %s" % UID_A], "reset, then read")
+
+
 def check_sync_and_status_commands():
     t = Table(pads=2, present=1, gone=1)
     t.rounds(1)
