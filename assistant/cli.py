@@ -78,6 +78,25 @@ def state_dir_problem(path):
     return f"{path} is a file, not a folder (--state-dir names the box's state folder)"
 
 
+def not_a_folder(path):
+    """Why ``path`` cannot be a folder the program reads, in words, or None: a folder, or nothing
+    there yet (the program that makes it may not have started), is fine; a file, a device or a
+    pipe never is."""
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"cannot be reached ({e.strerror})"
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISREG(mode):
+        return "is a file, not a folder"
+    from assistant.textfile import not_a_file
+    return not_a_file(mode, "a folder")
+
+
 def usage():
     lines = ["usage: card-assistant COMMAND [ARGS]", "       card-assistant --version", "",
              "commands:"]

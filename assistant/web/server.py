@@ -17,7 +17,7 @@ from html import escape
 from urllib.parse import parse_qs
 
 from assistant.box.players import GUEST
-from assistant.cli import argument_parser, shown
+from assistant.cli import argument_parser, not_a_folder, shown
 from assistant.web import pages
 from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server  # noqa: F401 (callers import them here)
 from assistant.web.site import STATIC, MatchGone, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
@@ -223,7 +223,7 @@ def main(argv):
         print(f"{me}: {state_dir_problem(state_dir)}", file=sys.stderr)
         return 2
     # a file or a device there: Now said "the box is not running" of a box that ran, and never why
-    if args.runtime_dir and (why := _not_a_runtime_dir(args.runtime_dir)):
+    if args.runtime_dir and (why := not_a_folder(args.runtime_dir)):
         print(f"{me}: --runtime-dir {shown(args.runtime_dir)} {why} (it names the folder the box "
               f"writes its screen in)", file=sys.stderr)
         return 2
@@ -249,24 +249,6 @@ def main(argv):
         server.server_close()
         server.site.close()
     return 0
-
-
-def _not_a_runtime_dir(path):
-    """Why ``path`` cannot be the box's runtime folder, or None: not there yet is fine (the box
-    makes it as it starts); a file, a device or a pipe never is."""
-    import os
-
-    from assistant.textfile import not_a_file
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        return f"cannot be reached ({e.strerror})"
-    import stat
-    if stat.S_ISDIR(mode):
-        return None
-    return "is a file, not a folder" if stat.S_ISREG(mode) else not_a_file(mode, "a folder")
 
 
 def _notify_ready(status):
