@@ -4,6 +4,11 @@ side by side with bottle serving the very same pages.
 
     python3 dev.py bench web        # bottle's side is skipped when bottle is not installed
 
+First, the first page after a start (a power cut) and the later ones, from the records kept
+beside the journal (web-records.sqlite3) side by side with replaying every match (the file
+removed: what every start did until 2 December), with the process's memory.
+``BENCH_WEB_MATCHES=5000 python3 dev.py bench web`` builds a journal of 5,000 matches instead.
+
 Printed for each stack: the time to import it, the resident memory (VmRSS) of the idle process on
 an empty journal and on the 500 matches (both replay the journal once at start, so this holds the
 cached records), the first Players page and the median and p99 of 50 more; and the time one
@@ -27,7 +32,7 @@ from assistant.box.journal import SCHEMA
 from assistant.rules.match import Match
 from assistant.rules.scenario import format_action
 
-MATCHES = 500
+MATCHES = int(os.environ.get("BENCH_WEB_MATCHES", "500"))
 BOTTLE_APP = r'''
 import sys, threading, bottle
 from assistant.web.server import Site
@@ -124,6 +129,39 @@ def measure(name, cmd, module, empty):
         proc.wait(10)
 
 
+def after_a_start(folder, kept):
+    """``card-assistant web`` started on ``folder``, its kept records there or removed: the time
+    from its "serving" line to the end of the first Players page, the median of 20 more, and its
+    memory (VmRSS, MiB) then, and its peak (VmHWM)."""
+    from assistant.web.kept import NAME
+    if not kept and os.path.exists(os.path.join(folder, NAME)):
+        os.remove(os.path.join(folder, NAME))
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "web", "--port", "8733", "--state-dir", folder],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        base = re.search(r"(http://[\d.]+:\d+)/", proc.stderr.readline()).group(1)
+        t = time.perf_counter()
+        fetch(base + "/players")
+        first = time.perf_counter() - t
+        later = statistics.median(fetch(base + "/players") for _ in range(20))
+        hwm = int(re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{proc.pid}/status").read_text()).group(1)) / 1024
+        return first, later, rss(proc.pid), hwm
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def starts(folder):
+    """The first Players page after a start, replaying every match against from the kept records."""
+    after_a_start(folder, kept=True)  # makes the file
+    rows = {"replaying every match": after_a_start(folder, kept=False),
+            "from the kept records": after_a_start(folder, kept=True)}
+    for name, (first, later, now, hwm) in rows.items():
+        print(f"first Players page after a start, {name:<22}: {first * 1000:8.1f} ms; later ones median "
+              f"{later * 1000:6.1f} ms; RSS {now:5.1f} MiB (peak {hwm:5.1f} MiB)", flush=True)
+    print(f"first page after a start, kept / replayed: {rows['from the kept records'][0] / rows['replaying every match'][0]:.3f}")
+
+
 def figures(folder, n=30):
     """The Players page's figures: worked out from every match at each request (until 2 December),
     against kept by the site until a record changes (Site.players), in one process."""
@@ -158,6 +196,7 @@ def main():
         t = time.perf_counter()
         History(folder).records()
         print(f"replaying the {MATCHES} matches in one process: {time.perf_counter() - t:.2f} s")
+        starts(folder)
         figures(folder)
         ours_cmd = [sys.executable, "-m", "assistant.cli", "web", "--port", "8731", "--state-dir"]
         with tempfile.TemporaryDirectory() as nothing:

@@ -12,6 +12,7 @@ import time
 
 from assistant.box.journal import Journal, JournalError, JournalNeedsRepair, JournalTooNew
 from assistant.box.stats import IN_PLAY, replay_match
+from assistant.web import kept
 
 
 class History:
@@ -21,6 +22,7 @@ class History:
         self._still = None  # the file's signature while opened as immutable
         self._file = None  # the inode the connection reads (st_ino of its signature)
         self._cache = {}  # id -> (rows, latest, MatchRecord)
+        self._kept = kept.Kept(state_dir)  # finished and abandoned matches' records, on disk
         self.version = 0  # goes up whenever a record is made anew or the kept ones are dropped
         self._counts = None  # (match id -> rows, match id -> rows set aside) at the last read
         self.latest = (None, 0)  # the latest match and its rows, as the last records() found them
@@ -105,25 +107,69 @@ class History:
             return []
         latest = matches[-1][0] if matches else None
         self.latest = (latest, counts.get(latest, 0))
+        fresh = self._made_anew(db, matches, counts, latest)
         out = []
         for mid, game, seats, options, started in matches:
             rows, is_latest = counts.get(mid, 0), mid == latest
             cached = self._cache.get(mid)
             if cached is None or cached[:2] != (rows, is_latest):
-                lines = [line for (line,) in db.execute(
-                    "SELECT line FROM actions WHERE match=? ORDER BY seq", (mid,))]
-                try:
-                    rec = replay_match(mid, game, tuple(json.loads(seats)), json.loads(options), lines,
-                                       _time(started), is_latest)
-                except Exception:  # a row the daemon will set aside at its next start
+                if mid not in fresh:  # a row the daemon will set aside at its next start
                     continue
-                cached = self._cache[mid] = (rows, is_latest, rec)
+                cached = self._cache[mid] = (rows, is_latest, fresh[mid])
                 self.version += 1
             rec = cached[2]
             rec.note = kept_note(rec, rows, aside.get(mid, 0))
             rec.finished = _time(last.get(f"last:{mid}")) if rec.state == "finished" else None
             out.append(rec)
         return out
+
+    def _made_anew(self, db, matches, counts, latest):
+        """The records of the matches whose kept one is missing or stale: from the file of kept
+        records (web.kept) when its key is the match's, else replayed (and then kept, but for the
+        latest match, which changes at every action). A match that cannot be replayed is left out."""
+        todo = [m for m in matches if (self._cache.get(m[0]) or (None, None))[:2] != (counts.get(m[0], 0), m[0] == latest)]
+        if not todo:
+            return {}
+        keys = {m[0]: kept.key(m, counts.get(m[0], 0)) for m in todo if m[0] != latest}
+        out = {}
+        for mid, (k, text) in self._kept.get(list(keys)).items():
+            if keys.get(mid) == k:
+                try:
+                    out[mid] = kept.load(text)
+                except Exception:  # a record the file lost part of: replayed
+                    pass
+        replay = [m for m in todo if m[0] not in out]
+        new = []
+        for (mid, game, seats, options, started), lines in zip(replay, self._lines(db, replay)):
+            try:
+                rec = replay_match(mid, game, tuple(json.loads(seats)), json.loads(options), lines,
+                                   _time(started), mid == latest)
+            except Exception:  # a row the daemon will set aside at its next start
+                continue
+            out[mid] = rec
+            if mid in keys:
+                new.append((mid, keys[mid], rec))
+        self._kept.put(new)
+        return out
+
+    @staticmethod
+    def _lines(db, todo):
+        """Each match of ``todo``'s lines, in order; at a start (many matches) in one read of the
+        table, one match at a time in memory (a year's lines at once were 100 MB)."""
+        if len(todo) <= 50:
+            for m in todo:
+                yield [line for (line,) in db.execute("SELECT line FROM actions WHERE match=? ORDER BY seq", (m[0],))]
+            return
+        rows = db.execute("SELECT match, line FROM actions WHERE match BETWEEN ? AND ? ORDER BY match, seq",
+                          (todo[0][0], todo[-1][0]))
+        pending = next(rows, None)
+        for m in todo:
+            lines = []
+            while pending is not None and pending[0] <= m[0]:
+                if pending[0] == m[0]:
+                    lines.append(pending[1])
+                pending = next(rows, None)
+            yield lines
 
     def _count_rows(self, db, aside):
         """Each match's rows. Counting every match's at every request read the whole actions table
@@ -182,6 +228,7 @@ class History:
         return row[0], tuple(json.loads(row[1])), json.loads(row[2]), lines, newest
 
     def close(self):
+        self._kept.close()
         if self._journal is not None:
             self._journal.close()
             self._journal = None

@@ -1,0 +1,135 @@
+"""Finished and abandoned matches' records kept on disk beside the journal, so that the page's
+first request after a start (a power cut, an upgrade of the box) does not replay every match of
+the year: 5,000 matches took 87-118 s on a desktop, minutes on a Raspberry Pi Zero 2 W.
+
+The file, ``web-records.sqlite3`` in the state folder, is the web page's own (the journal stays
+read-only to it). Each record is kept under a key made of what its replay reads: the code of
+this card-assistant (an upgrade replays again), the match's game, seats, options and start, and
+its rows' count, as the records kept in memory are (History): the box appends a match's rows and
+never rewrites one, so a row set aside, or a journal repaired or restored from a copy, changes the
+key, and that record is replayed, never taken from the file. (A line edited by hand into another
+would not be noticed: whoever can edit the journal can edit this file too. Removing the file
+replays every match at the next start.)
+The file holds what the pages show (hands' results, scores, proven reneges), never a card.
+
+Whatever goes wrong with the file (a read-only folder, a full disk, a damaged or foreign file,
+another process writing it) costs the time it saves and nothing else: the records are replayed.
+"""
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import stat
+from dataclasses import fields
+from pathlib import Path
+
+from assistant.box.stats import Hand, MatchRecord
+
+log = logging.getLogger("card-assistant.web")
+NAME = "web-records.sqlite3"
+SCHEMA = "CREATE TABLE IF NOT EXISTS records (id INTEGER PRIMARY KEY, key TEXT NOT NULL, record TEXT NOT NULL)"
+_LEFT_OUT = {"note", "finished"}  # set at each read from the journal, not kept
+HAND = tuple(f.name for f in fields(Hand))  # a hand is kept as a list in this order
+_code = None
+
+
+def code():
+    """The digest of this card-assistant's code: a record replayed by other code is not kept."""
+    global _code
+    if _code is None:
+        from assistant.cli import code_digest
+        _code = code_digest(Path(__file__).resolve().parents[1])
+    return _code
+
+
+def key(match, rows):
+    """The key of a match's record: ``match`` its journal row (id, game, seats, options, started,
+    as the journal holds them), ``rows`` its rows' count, and the code that replays them."""
+    return hashlib.sha256(json.dumps([code(), *match, rows]).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def dump(rec):
+    d = {f.name: getattr(rec, f.name) for f in fields(rec) if f.name not in _LEFT_OUT}
+    d["hands"] = [[getattr(h, f) for f in HAND] for h in rec.hands]  # lists: half the time of dicts to load
+    return json.dumps(d, ensure_ascii=False)
+
+
+def load(text):
+    d = json.loads(text)
+    d["hands"] = [Hand(*h[:-2], tuple(h[-2]), h[-1]) for h in d["hands"]]
+    d["seats"], d["side_of"] = tuple(d["seats"]), tuple(d["side_of"])
+    return MatchRecord(**d)
+
+
+class Kept:
+    """The file of kept records; every method answers as if the file were empty when it cannot
+    be read, and forgets what it cannot write."""
+
+    def __init__(self, state_dir):
+        self.path = os.path.join(state_dir, NAME)
+        self._db = None
+
+    def _open(self):
+        if self._db is None:
+            try:  # a folder, a pipe or a link at its name is not the page's file (a pipe hangs SQLite)
+                if not stat.S_ISREG(os.lstat(self.path).st_mode):
+                    raise sqlite3.OperationalError(f"{self.path} is not a file")
+            except FileNotFoundError:
+                pass
+            db = sqlite3.connect(self.path, timeout=0, isolation_level=None, check_same_thread=False)
+            try:
+                db.execute(SCHEMA)
+            except sqlite3.DatabaseError:
+                db.close()
+                raise
+            self._db = db
+        return self._db
+
+    def get(self, ids):
+        """``{id: (key, record text)}`` of the matches ``ids`` kept in the file."""
+        if not ids or not os.path.lexists(self.path):
+            return {}
+        try:
+            db = self._open()
+            if len(ids) > 50:
+                rows = db.execute("SELECT id, key, record FROM records")
+            else:
+                rows = db.execute(f"SELECT id, key, record FROM records WHERE id IN ({','.join('?' * len(ids))})",
+                                  list(ids))
+            return {mid: (k, text) for mid, k, text in rows}
+        except sqlite3.Error as e:
+            self._trouble("read", e)
+            return {}
+
+    def put(self, items):
+        """Keep ``[(id, key, record)]``, in one transaction."""
+        if not items:
+            return
+        try:
+            db = self._open()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?)",
+                               [(mid, k, dump(rec)) for mid, k, rec in items])
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        except (sqlite3.Error, OSError) as e:
+            self._trouble("write", e)
+
+    def _trouble(self, doing, e):
+        log.debug("card-assistant web: could not %s %s (%s): the records are replayed instead",
+                  doing, self.path, e)
+        self.close()
+        if isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError):
+            try:  # not a database (damaged by a power cut, or another file): made anew
+                os.unlink(self.path)
+            except OSError:
+                pass
+
+    def close(self):
+        if self._db is not None:
+            self._db.close()
+            self._db = None
