@@ -629,3 +629,30 @@ def test_the_players_figures_are_worked_out_again_only_once_a_match_changed(tmp_
         after = request(port, "GET", "/api/players")
         assert made == [len(MATCHES), len(MATCHES) + 1]
         assert "Ann" in json.loads(after[2])["standings"]["towers"]["players"]
+
+
+def test_api_matches_is_paged_a_hundred_a_page_with_the_links_a_client_needs(tmp_path):
+    """Fault (the web page's examiner): /api/matches gave every match of the journal in one
+    answer (5,000 matches: 1 MB, made and sent at each request, a phone's app included), where
+    /matches lists 100 a page. Now 100 a page, oldest first (a page keeps its matches as new ones
+    come), the Link header naming the first, previous, next and last pages and X-Total-Count the
+    matches; a page that is not there is a 404 line, never a 500."""
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    for _ in range(205):
+        j.new_match("towers", ("Ann", "Bob"), {})
+    j.close()
+    with served(tmp_path) as port:
+        status, headers, text = request(port, "GET", "/api/matches")
+        assert status == 200 and [m["id"] for m in json.loads(text)] == list(range(1, 101))
+        assert headers["X-Total-Count"] == "205"
+        assert headers["Link"] == ('</api/matches?page=1>; rel="first", </api/matches?page=2>; rel="next", '
+                                   '</api/matches?page=3>; rel="last"')
+        status, headers, text = request(port, "GET", "/api/matches?page=3")
+        assert status == 200 and [m["id"] for m in json.loads(text)] == list(range(201, 206))
+        assert json.loads(text)[-1]["state"] == "in play"
+        assert headers["Link"] == ('</api/matches?page=1>; rel="first", </api/matches?page=2>; rel="prev", '
+                                   '</api/matches?page=3>; rel="last"')
+        assert [m["id"] for m in json.loads(request(port, "GET", "/api/matches?page=2")[2])] == list(range(101, 201))
+        for bad in ("0", "4", "x", "-1", "9" * 40, "1e3"):
+            status, _, text = request(port, "GET", f"/api/matches?page={bad}")
+            assert status == 404 and json.loads(text) == {"error": "no such page of matches: they fill pages 1 to 3"}, bad

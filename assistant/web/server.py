@@ -132,12 +132,16 @@ class Handler(PlainErrors):
 
     def matches_page(self):
         records = self.site.records()
-        asked = parse_qs(self.path.partition("?")[2]).get("page", ["1"])[-1]
-        number = int(asked) if asked.isdigit() and len(asked) < 10 else 0
+        number = self._page()
         if not 1 <= number <= pages.pages_of(records):
             return self._html(pages.not_found_page(
                 f"There is no such page of matches: they fill pages 1 to {pages.pages_of(records)}."), 404)
         return self._html(pages.matches_page(records, number))
+
+    def _page(self):
+        """The page asked for with ``?page=N`` (1 when none), 0 when that is not a number."""
+        asked = parse_qs(self.path.partition("?")[2]).get("page", ["1"])[-1]
+        return int(asked) if asked.isdigit() and len(asked) < 10 else 0
 
     def match_page(self, mid):
         records = self.site.records()
@@ -161,7 +165,19 @@ class Handler(PlainErrors):
         return self._json(self.site.now())
 
     def api_matches(self):
-        return self._json([match_json(r) for r in self.site.records()])
+        """``pages.PER_PAGE`` matches a page, oldest first (page 1 the oldest: a page keeps its
+        matches as new ones come, the last page aside); the Link header names the first, previous,
+        next and last pages, X-Total-Count the matches. All in one answer, 5,000 matches were
+        1 MB for a phone at each request."""
+        records = self.site.records()
+        number, last = self._page(), pages.pages_of(records)
+        if not 1 <= number <= last:
+            return self._json({"error": f"no such page of matches: they fill pages 1 to {last}"}, 404)
+        rels = {"first": 1, "prev": number - 1, "next": number + 1, "last": last}
+        links = ", ".join(f'</api/matches?page={n}>; rel="{rel}"' for rel, n in rels.items() if 1 <= n <= last)
+        status, kind, body, _ = self._json([match_json(r) for r in
+                                            records[(number - 1) * pages.PER_PAGE:number * pages.PER_PAGE]])
+        return status, kind, body, {"Link": links, "X-Total-Count": str(len(records))}
 
     def api_players(self):
         return self._json(players_json(*self.site.players()[1:]))
@@ -242,7 +258,7 @@ def main(argv):
         return 1
     print(f"{me}: serving http://{host}:{server.server_address[1]}/ from {state_dir}", file=sys.stderr, flush=True)
     _notify_ready("serving")
-    threading.Thread(target=server.site.records, daemon=True).start()  # replay the journal once, now
+    threading.Thread(target=server.site.players, daemon=True).start()  # the records and figures, now
     try:
         server.serve_forever()
     finally:
