@@ -83,9 +83,9 @@ class Server(ThreadingHTTPServer):
     name = "card-assistant web"  # in its log lines (the board's page says its own)
 
     def __init__(self, *args, **kwargs):
-        self._slots = threading.BoundedSemaphore(MAX_CLIENTS)
         self._count_lock = threading.Lock()
         self._by_address = {}  # address -> its connections being answered
+        self._total = 0  # their sum, under the same lock (a semaphore beside it counted each twice)
         self.busy = Repeated(log)  # turned away: one line when it starts, one (counted) when over
         super().__init__(*args, **kwargs)
 
@@ -95,9 +95,10 @@ class Server(ThreadingHTTPServer):
         with self._count_lock:
             if self._by_address.get(address, 0) >= MAX_PER_ADDRESS:
                 return None
-            if not self._slots.acquire(blocking=False):
+            if self._total >= MAX_CLIENTS:
                 return False
             self._by_address[address] = self._by_address.get(address, 0) + 1
+            self._total += 1
             return True
 
     def _give_back(self, address):
@@ -105,7 +106,7 @@ class Server(ThreadingHTTPServer):
             self._by_address[address] -= 1
             if not self._by_address[address]:
                 del self._by_address[address]
-            self._slots.release()
+            self._total -= 1
 
     def process_request(self, request, client_address):
         address = client_address[0] if isinstance(client_address, tuple) else ""
