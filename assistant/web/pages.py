@@ -279,10 +279,6 @@ COLUMNS = {  # (figure, heading) in order; a figure the table's rows lack is lef
 NEEDS = {"for2": "for2_declared", "accusations": "accusations_true"}
 
 
-def _engine_has_auction(game):
-    return engine_class(game).has_auction
-
-
 def cell(f, key):
     if key == "win_rate":
         return "" if f["win_rate"] is None else f"{round(100 * f['win_rate'])}%"
@@ -376,7 +372,7 @@ def players_page(standings, over_time, nav=NAV, note="", empty="No match in the 
                          + '<p class="quiet">Claims and accusations are a partnership\'s (either partner '
                            'may make them), so they are counted here, not per player.</p>')
         for key, who in (("players", "Player"), ("partnerships", "Partnership")):
-            bids = bids_table(tables[key], who) if _engine_has_auction(game) else ""
+            bids = bids_table(tables[key], who) if engine_class(game).has_auction else ""
             if bids:
                 parts.append(f"<h2>{GAME_NAMES[game]}: bids made/missed by level ({key})</h2>" + bids)
         series = sorted(over_time.get(game, {}).items())
