@@ -133,3 +133,16 @@ def test_the_pages_after_a_start_from_the_kept_file_are_the_pages_of_a_replay(tm
         assert replays == [len(MATCHES)]  # the match in play only
         played_by(tmp_path, ("Ann", "Bob"))
         assert "Ann" in request(port, "GET", "/api/players")[2]
+
+
+def test_the_kept_file_is_private_as_the_journal_is_whatever_the_umask(tmp_path):
+    """Fault (the examiner): the kept file was made 0644 under a umask of 022 (the simulator, a
+    page started by hand) beside a journal the box makes 0600: the players' names and results
+    readable by every user of the machine."""
+    write_journal(tmp_path)
+    was = os.umask(0o022)
+    try:
+        History(str(tmp_path)).records()
+    finally:
+        os.umask(was)
+    assert (tmp_path / kept.NAME).stat().st_mode & 0o777 == 0o600

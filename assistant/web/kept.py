@@ -75,8 +75,8 @@ class Kept:
             try:  # a folder, a pipe or a link at its name is not the page's file (a pipe hangs SQLite)
                 if not stat.S_ISREG(os.lstat(self.path).st_mode):
                     raise sqlite3.OperationalError(f"{self.path} is not a file")
-            except FileNotFoundError:
-                pass
+            except FileNotFoundError:  # made private, as the journal is, whatever the umask
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
             db = sqlite3.connect(self.path, timeout=0, isolation_level=None, check_same_thread=False)
             try:
                 db.execute(SCHEMA)
@@ -98,7 +98,7 @@ class Kept:
                 rows = db.execute(f"SELECT id, key, record FROM records WHERE id IN ({','.join('?' * len(ids))})",
                                   list(ids))
             return {mid: (k, text) for mid, k, text in rows}
-        except sqlite3.Error as e:
+        except (sqlite3.Error, OSError) as e:
             self._trouble("read", e)
             return {}
 
