@@ -19,7 +19,7 @@ from urllib.parse import parse_qs
 from assistant.box.players import GUEST
 from assistant.cli import argument_parser, not_a_folder, shown
 from assistant.web import pages
-from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server  # noqa: F401 (callers import them here)
+from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server, log  # noqa: F401 (callers import them here)
 from assistant.web.site import STATIC, MatchGone, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
 
 MAX_LINE = 2048  # a request line longer than this is refused (414)
@@ -82,7 +82,9 @@ class Handler(PlainErrors):
             if m:
                 try:
                     status, kind, body, extra = getattr(self, name)(*m.groups())
-                except Exception:  # never a traceback to a browser; the page says it plainly
+                except Exception as e:  # never a traceback to a browser; the page says it plainly
+                    log.error("card-assistant web: could not make %s (%s); the page goes on", name, type(e).__name__)
+                    log.debug("the details", exc_info=True)
                     status, kind, body, extra = 500, "text/plain; charset=utf-8", b"the box could not make this page\n", {}
                 says = self.site.cannot_read()
                 if name != "static_file" and says:  # damaged, or too new: said on every page
