@@ -263,3 +263,31 @@ def test_on_a_phone_a_match_with_no_action_kept_still_says_abandoned(tmp_path, b
         assert "no actions kept" in rows[2].text and "abandoned" in rows[2].text, rows[2].text
         assert "in play" in rows[1].text
         shot(browser, "matches-no-action-phone")
+
+
+def test_on_a_phone_partners_with_the_longest_names_do_not_push_the_matches_table_off_the_screen(tmp_path, browser):
+    """Fault (the examiner, 5,000 matches at 390 px): a Twenty-Nine side of two long names (12
+    letters, the longest a player's name may be) was one unbreakable line, "Cleo + Bartholomew1
+    −6", and the Matches table ran 20 px past the screen, its Started column cut. A side now breaks
+    after its "+", never inside a name or between the last name and its score."""
+    from selenium.webdriver.common.by import By
+    from assistant.rules.scenario import read_header
+    from test_stats import MATCHES, SCN
+    sc = read_header((SCN / MATCHES[3]).read_text(encoding="utf-8").splitlines())
+    assert sc.game == "twenty-nine"
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    for _ in range(2):
+        j.new_match(sc.game, ("Bartholomew1", "Maximilian-J", "Christopher1", "Alexandrina1"), sc.options)
+        for _, action in sc.actions():
+            j.append(action)
+    j.close()
+    with web_page(tmp_path) as base:
+        browser.set_window_size(*SIZES["phone"])
+        browser.get(base + "/matches")
+        box = browser.find_element(By.CSS_SELECTOR, "div.scroll")
+        inner, outer = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth]", box)
+        assert inner <= outer, (inner, outer)
+        cell = browser.find_elements(By.CSS_SELECTOR, "tr td:nth-child(3)")[0].text
+        assert "Bartholomew1 +\nChristopher1 6" in cell or "Bartholomew1 + Christopher1 6" in cell, cell
+        assert errors(browser) == []
+        shot(browser, "matches-long-names-phone")

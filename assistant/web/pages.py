@@ -67,9 +67,17 @@ def score_cell(rec, narrow=False):
     state = f'<span class="narrow"><br>{state_cell(rec)}</span>' if narrow and rec.state != FINISHED else ""
     if rec.note:  # the state too: a phone hides its column, and "abandoned" was said nowhere
         return f'{escape(", ".join(rec.seats))}: <span class="warn">{escape(rec.note)}</span>' + state
-    return "<br>".join(
-        f'<span class="nw{" won" if rec.winner_side == s else ""}">{escape(rec.side_name(s))} {signed(rec.score[s])}</span>'
-        for s in (0, 1)) + state
+    return "<br>".join(side_cell(rec, s) for s in (0, 1)) + state
+
+
+def side_cell(rec, s):
+    """A side's names and score, bold if it won: a partnership may break after its "+" (two long
+    names on one unbreakable line pushed a phone's Matches table 75 px past the screen), never
+    inside a name or between the last name and its score."""
+    *firsts, last = rec.sides()[s]
+    head = "".join(f'<span class="nw">{escape(n)} +</span> ' for n in firsts)
+    won = ' class="won"' if rec.winner_side == s else ""
+    return f'<span{won}>{head}<span class="nw">{escape(last)} {signed(rec.score[s])}</span></span>'
 
 
 def when_cell(t):
