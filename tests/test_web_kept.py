@@ -146,3 +146,19 @@ def test_the_kept_file_is_private_as_the_journal_is_whatever_the_umask(tmp_path)
     finally:
         os.umask(was)
     assert (tmp_path / kept.NAME).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_damaged_match_row_keeps_the_pages_up(tmp_path):
+    """Fault (the examiner): a match row holding bytes where the box writes text (damage: its
+    start as a blob) could not be keyed, and every page answered 500 where before the match was
+    shown without its time."""
+    write_journal(tmp_path)
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    db.execute("UPDATE matches SET started = x'00ff' WHERE id = 2")
+    db.commit()
+    db.close()
+    with served(tmp_path) as port:
+        for path in ("/", "/matches", "/matches/2", "/players", "/api/matches", "/api/players", "/api/now"):
+            assert request(port, "GET", path)[0] == 200, path
+    recs = History(str(tmp_path)).records()  # a second start, from the kept file
+    assert recs[1].started is None and recs[1].score == replayed(tmp_path)[1].score

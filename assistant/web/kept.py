@@ -46,7 +46,9 @@ def code():
 def key(match, rows):
     """The key of a match's record: ``match`` its journal row (id, game, seats, options, started,
     as the journal holds them), ``rows`` its rows' count, and the code that replays them."""
-    return hashlib.sha256(json.dumps([code(), *match, rows]).encode("utf-8", "surrogatepass")).hexdigest()
+    # default=repr: a value of another type (damage: bytes where the box writes text) is keyed too
+    text = json.dumps([code(), *match, rows], default=repr)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def dump(rec):
@@ -116,7 +118,7 @@ class Kept:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-        except (sqlite3.Error, OSError) as e:
+        except Exception as e:  # whatever it is, the kept file is only ever a saving of time
             self._trouble("write", e)
 
     def _trouble(self, doing, e):
