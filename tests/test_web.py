@@ -40,6 +40,14 @@ def played_by(folder, seats):
     j.close()
 
 
+def begun(folder, n):
+    """``n`` towers matches begun in ``folder``'s journal, each abandoned by the next."""
+    j = Journal(str(folder / "journal.sqlite3"))
+    for _ in range(n):
+        j.new_match("towers", ("Ann", "Bob"), {})
+    j.close()
+
+
 @pytest.fixture
 def site(tmp_path):
     write_journal(tmp_path)
@@ -500,10 +508,7 @@ def test_thousands_of_matches_are_listed_a_hundred_a_page_not_all_at_once(tmp_pa
     """Fault: Matches listed every match of the journal on one page: 5,000 matches were 1.8 MB of
     HTML for a phone (bench: /matches 1.2 s to serve). Now 100 a page, newest first, with links to
     the newer and older pages; a page that is not there is a 404 page with the links, never a 500."""
-    j = Journal(str(tmp_path / "journal.sqlite3"))
-    for _ in range(205):
-        j.new_match("towers", ("Ann", "Bob"), {})
-    j.close()
+    begun(tmp_path, 205)
     with served(tmp_path) as port:
         status, _, first = request(port, "GET", "/matches")
         assert status == 200 and first.count('<tr><td><a href="/matches/') == 100
@@ -637,10 +642,7 @@ def test_api_matches_is_paged_a_hundred_a_page_with_the_links_a_client_needs(tmp
     /matches lists 100 a page. Now 100 a page, oldest first (a page keeps its matches as new ones
     come), the Link header naming the first, previous, next and last pages and X-Total-Count the
     matches; a page that is not there is a 404 line, never a 500."""
-    j = Journal(str(tmp_path / "journal.sqlite3"))
-    for _ in range(205):
-        j.new_match("towers", ("Ann", "Bob"), {})
-    j.close()
+    begun(tmp_path, 205)
     with served(tmp_path) as port:
         status, headers, text = request(port, "GET", "/api/matches")
         assert status == 200 and [m["id"] for m in json.loads(text)] == list(range(1, 101))

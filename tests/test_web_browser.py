@@ -161,6 +161,17 @@ def test_now_page_shows_the_box_alert_and_last_trick_live(served, browser):
         screen.remove()
 
 
+def matches_fit_a_phone(browser, base):
+    """Opens the Matches page at a phone's width and fails unless its table needs no sideways
+    scroll."""
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(*SIZES["phone"])
+    browser.get(base + "/matches")
+    box = browser.find_element(By.CSS_SELECTOR, "div.scroll")
+    inner, outer = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth]", box)
+    assert inner <= outer, (inner, outer)
+
+
 def test_on_a_phone_the_matches_table_fits_without_a_sideways_scroll(served, browser):
     """Fault: at 390 px the Matches page's last column, when each match started, ran past the
     screen ("2026-12-0", the time cut): a phone user had to find that the table scrolls sideways.
@@ -168,11 +179,7 @@ def test_on_a_phone_the_matches_table_fits_without_a_sideways_scroll(served, bro
     page's margins are narrower, and the whole table is in view."""
     folder, base = served
     from selenium.webdriver.common.by import By
-    browser.set_window_size(*SIZES["phone"])
-    browser.get(base + "/matches")
-    box = browser.find_element(By.CSS_SELECTOR, "div.scroll")
-    inner, outer = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth]", box)
-    assert inner <= outer, (inner, outer)
+    matches_fit_a_phone(browser, base)
     started = browser.find_elements(By.CSS_SELECTOR, "tr td:last-child")[0].text
     assert not started.startswith("20") and ":" in started, started  # 12-01 17:24 UTC
     browser.set_window_size(*SIZES["laptop"])
@@ -282,11 +289,7 @@ def test_on_a_phone_partners_with_the_longest_names_do_not_push_the_matches_tabl
             j.append(action)
     j.close()
     with web_page(tmp_path) as base:
-        browser.set_window_size(*SIZES["phone"])
-        browser.get(base + "/matches")
-        box = browser.find_element(By.CSS_SELECTOR, "div.scroll")
-        inner, outer = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth]", box)
-        assert inner <= outer, (inner, outer)
+        matches_fit_a_phone(browser, base)
         cell = browser.find_elements(By.CSS_SELECTOR, "tr td:nth-child(3)")[0].text
         assert "Bartholomew1 +\nChristopher1 6" in cell or "Bartholomew1 + Christopher1 6" in cell, cell
         assert errors(browser) == []
