@@ -132,7 +132,7 @@ class History:
             return {}
         keys = {m[0]: kept.key(m, counts.get(m[0], 0)) for m in todo if m[0] != latest}
         out = {}
-        for mid, (k, text) in self._kept.get(list(keys)).items():
+        for mid, k, text in self._kept.rows(list(keys)):
             if keys.get(mid) == k:
                 try:
                     out[mid] = kept.load(text)
