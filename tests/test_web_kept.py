@@ -1,6 +1,6 @@
 """The web page's records kept beside the journal (assistant/web/kept.py). Fault (the web page's
 examiner): the page's first request after a start replayed every match of the journal, 5,000
-matches in 87-118 s on a desktop and minutes on a Raspberry Pi Zero 2 W, so a player opening the
+matches in 55-118 s on a busy desktop and minutes on a Raspberry Pi Zero 2 W, so a player opening the
 page after a power cut waited for minutes. A finished or abandoned match's record is now kept in
 ``web-records.sqlite3`` under a key of what its replay reads; a start replays only what is new or
 changed, and the figures stay those of a replay."""

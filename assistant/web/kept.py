@@ -1,6 +1,8 @@
 """Finished and abandoned matches' records kept on disk beside the journal, so that the page's
-first request after a start (a power cut, an upgrade of the box) does not replay every match of
-the year: 5,000 matches took 87-118 s on a desktop, minutes on a Raspberry Pi Zero 2 W.
+first request after a start (a power cut) does not replay every match of the year: at 5,000
+matches the first Players page took 55 s on a busy 2-core desktop (bench web; 13 s to replay on
+an idle core), minutes on a Raspberry Pi Zero 2 W; from this file 1.4 s. An upgrade of the box
+replays once (the code is in the key).
 
 The file, ``web-records.sqlite3`` in the state folder, is the web page's own (the journal stays
 read-only to it). Each record is kept under a key made of what its replay reads: the code of
