@@ -402,3 +402,35 @@ def test_a_hidden_card_is_applied_alone_not_by_replaying_the_whole_match(tmp_pat
     assert bm.problem is None and bm.match.state() == t.match.state()
     assert sum(1 for b in bodies if b.get("hidden")) > 10 and not any(rebuilds)  # was one each
     board.close()
+
+
+@pytest.mark.parametrize("clock, start, taken", [(-6.7768e16, None, 3), (None, 6.7768e16, 2)])
+def test_a_box_clock_at_the_calendars_edge_stops_no_page_and_no_tidy(tmp_path, clock, start, taken):
+    """Fault (the board's examiner, one table's password): a status and a match start saying a time
+    at the edge of what a calendar holds (year -2,147,481,608: a time calendar_time takes) set that
+    journal's clock difference so that its matches' times, on the board's clock, were past the
+    calendar: /, /players and /api/club failed for the whole club (OverflowError, one plain 500),
+    and the tidy that puts an older match away raised, which stopped the board; a start at the
+    year 2**31 (which localtime takes and strftime, writing it out, refuses) did the same alone.
+    A difference beyond MAX_OFF (200 years) is no box's clock and is not taken; a time it would
+    take off the calendar is shown by the box's clock; a time that cannot be written out is no
+    calendar's; a match that cannot be put away stays in memory."""
+    from assistant.club.page import club_json, club_page, players_page
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    now = time.time()
+    board.receive("club/c/t9/status", json.dumps({"v": 1, "table": "t9", "online": True, "t": clock or now,
+                                                  "alive": 30, "journal": "cd34"}).encode())
+    for mid in (1, 2, 3):
+        board.receive("club/c/t9/events", json.dumps({"v": 1, "id": ["t9", mid, 0], "kind": "start", "game": "towers",
+                                                      "seats": ["Ann", "Bob"], "options": {}, "journal": "cd34",
+                                                      "started": start if mid == 2 and start else now,
+                                                      "t": clock or now}).encode())
+    assert board.counts["stored"] == taken  # a start past the year 2**31: refused, as one no calendar holds
+    assert "Table t9" in club_page(board, records(board)) and "Players" in players_page(board)
+    assert len(club_json(board)["tables"][0]["matches"]) == taken
+    assert board.tidy(now=time.time() + 13 * 3600) == taken - 1  # all but 3, the table's latest
+    assert "Table t9" in page_of(board, "/") and "Nights" in page_of(board, "/nights")
+    board.close()
+    again = Board(str(tmp_path / "b.sqlite3"), "c")  # starts again on its file
+    assert len(again.matches) == 1
+    again.close()

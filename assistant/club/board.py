@@ -87,6 +87,7 @@ class Board:
         self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
         self.put_away_version = 0  # one more each time matches are put away or brought back (the standings' cache)
+        self.kept_in = set()  # matches that could not be put away (a log line each): not tried again
         self._load_journals()
         # a file an older board wrote, or a board stopped for days: older nights put away first, one
         # match at a time (never the whole season in memory), then the current night loaded
@@ -148,15 +149,24 @@ class Board:
                 if key == latest.get(key[0]) or key in pairs or self._copies(key):
                     continue  # the table's latest match: in play (or its last of the night) stays on its page;
                     # a match its box went on with under another name: both copies stay (the page leaves one out)
+                if key in self.kept_in:
+                    continue
                 bm = self.matches.get(key) if rebuilt is None else rebuilt(key)
                 if bm is None:
                     continue  # events before their match's start only (held: a few, bounded)
-                rec = season.match_record(0, *key[:2], self.run(*key[:2]), key[2], bm, season.lines_of(bm), False,
-                                          on_board(self, *key[:2], bm.started) or 0,
-                                          on_board(self, *key[:2], self.clocks.last.get(key)))
-                span = self.clocks.span(*key, bm.started)
-                night = season.night_of(span[0] if span else bm.started or self.tables.first.get(key[:2]))
-                self.file.put_away(*key, season.dumps(rec, night, span))
+                try:
+                    rec = season.match_record(0, *key[:2], self.run(*key[:2]), key[2], bm, season.lines_of(bm), False,
+                                              on_board(self, *key[:2], bm.started) or 0,
+                                              on_board(self, *key[:2], self.clocks.last.get(key)))
+                    span = self.clocks.span(*key, bm.started)
+                    night = season.night_of(span[0] if span else bm.started or self.tables.first.get(key[:2]))
+                    record = season.dumps(rec, night, span)
+                except Exception as e:  # the tidy (every 5 s, and at a start) must never stop the board
+                    self.kept_in.add(key)
+                    log.warning("board: table %s match %s cannot be put away (%s); it stays in memory",
+                                printable(key[0]), key[2], type(e).__name__)
+                    continue
+                self.file.put_away(*key, record)
                 self.tables.put_away(key)
                 self.clocks.put_away(key)
                 done += 1

@@ -11,7 +11,22 @@ difference plus the time on the way, and the least of them over a journal's mess
 difference give or take the quickest delivery (milliseconds on the club's network: the status a
 box sends as it connects, or any event sent live). A match then lasts from its start to its latest
 event, both by the box's clock, each plus that difference.
+
+A difference of more than ``MAX_OFF`` is no box's clock (a Pi that lost its time reads 1970, 56
+years off): a time a table's password made up, at the calendar's edge, put every match of its
+journal past the last year a calendar holds, and the pages that showed it (and the tidy, which
+stopped the board) failed for the whole club. Such a time is not taken as the box's clock, and a
+match's time that the difference would take off the calendar is shown by the box's clock.
 """
+from assistant.club.message import calendar_time
+
+MAX_OFF = 200 * 365 * 86400  # seconds a box's clock may be off the board's
+
+
+def shifted(t, d):
+    """``t`` by a box's clock on the board's (``d``: how far behind it is), or ``t`` as it is when
+    the sum is no time a calendar holds."""
+    return t + d if calendar_time(t + d) is not None else t
 
 
 class Clocks:
@@ -25,6 +40,8 @@ class Clocks:
         if t is None:
             return False
         key, d = (table, journal), received - t
+        if abs(d) > MAX_OFF:
+            return False  # no box's clock (above)
         if d < self.behind.get(key, float("inf")):
             self.behind[key] = d
             return True
@@ -44,7 +61,7 @@ class Clocks:
         last, d = self.last.get((table, journal, mid)), self.behind.get((table, journal))
         if started is None or last is None or d is None:
             return None
-        return started + d, max(started, last) + d
+        return shifted(started, d), shifted(max(started, last), d)
 
     def put_away(self, key):
         """Match ``key`` leaves the memory (its span is kept with its record: season.py)."""

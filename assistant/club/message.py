@@ -77,8 +77,8 @@ def calendar_time(value):
     """``value`` if it is a time the pages can show (a finite number a calendar holds), else None."""
     if type(value) not in (int, float):
         return None
-    try:
-        time.localtime(value)
+    try:  # written out too: localtime takes years past 2**31 (6.7768e16 s), which strftime refuses
+        time.strftime("%Y", time.localtime(value))
     except (OverflowError, OSError, ValueError):  # inf, nan, 1e308, 10**30
         return None
     return value

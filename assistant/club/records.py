@@ -11,6 +11,7 @@ import time
 import weakref
 
 from assistant.club import season
+from assistant.club.clocks import shifted
 
 NAV = (("/", "Tables"), ("/nights", "Nights"), ("/players", "Players"))  # the board's (a box's: Now, Matches, Players)
 
@@ -103,7 +104,7 @@ def on_board(board, table, journal, t):
     """A time ``t`` by that box's clock, on the board's (clocks.py): a box whose clock is days out
     (a Pi that kept the time it was switched off) played tonight, not on the day its clock says."""
     behind = board.clocks.behind.get((table, journal))
-    return t + behind if t and behind is not None else t
+    return shifted(t, behind) if t and behind is not None else t
 
 
 def of_older_nights(recs, now=None):

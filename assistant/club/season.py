@@ -20,6 +20,7 @@ import time
 from dataclasses import asdict
 
 from assistant.box.stats import FINISHED, Hand, MatchRecord, replay_match
+from assistant.club.message import calendar_time
 from assistant.rules.scenario import format_action
 
 KEEP = 12 * 3600   # seconds since the board received a match's latest event: then it may be put away
@@ -47,7 +48,8 @@ def match_record(k, table, journal, run, mid, bm, lines, latest, started, last):
 
 def night_of(start):
     """The night (``YYYY-MM-DD``) of a match begun at ``start`` by the board's clock."""
-    return time.strftime("%Y-%m-%d", time.localtime((start or 0) - TURN))
+    t = (start or 0) - TURN
+    return time.strftime("%Y-%m-%d", time.localtime(t if calendar_time(t) is not None else start))  # (its edge)
 
 
 def dumps(rec, night, span):
