@@ -114,18 +114,19 @@ def private_file(path):
         pass  # not ours to change (another owner, a read-only card): reading it still works
 
 
-def finish_recovery(path):
+def finish_recovery(path, tables=("meta", "matches", "actions")):
     """A power cut between writing the repaired journal and putting it in place leaves it under
     its temporary name (``.recovered``, made only once it is whole and synced): put it in place
     now. Whatever of the damaged files is still under the journal's name is set aside first
     (never deleted: it may be the only copy). A ``.recovered`` that is not a whole journal (junk,
     a folder, damaged since) is set aside instead and the journal left to open as it is: before,
     it took the journal's place, and a sound journal of 870 actions became "0 recovered, 870
-    lost". Returns the words for that, or None."""
+    lost". Returns the words for that, or None. ``tables``: those a whole file holds (the club
+    board's file is repaired the same way: club/store_repair.py)."""
     ready = path + AFTER_RECOVERY
     if not os.path.lexists(ready):
         return None
-    if not _whole_journal(ready):
+    if not _whole_journal(ready, tables):
         aside = _aside_name(path) + AFTER_RECOVERY
         os.replace(ready, aside)
         return (f"{os.path.basename(ready)} (a repaired journal an interrupted repair leaves) is not "
@@ -137,7 +138,7 @@ def finish_recovery(path):
     return None
 
 
-def _whole_journal(path):
+def _whole_journal(path, tables):
     """A regular file that SQLite reads whole, holding the journal's tables."""
     import sqlite3
     if os.path.islink(path) or not os.path.isfile(path):
@@ -145,8 +146,8 @@ def _whole_journal(path):
     try:
         db = sqlite3.connect(read_only_uri(path) + "&immutable=1", uri=True)
         try:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            return {"meta", "matches", "actions"} <= tables and \
+            held = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            return set(tables) <= held and \
                 db.execute("PRAGMA integrity_check(1)").fetchone() == ("ok",)
         finally:
             db.close()

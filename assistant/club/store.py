@@ -37,13 +37,25 @@ BY_JOURNAL = "CREATE INDEX IF NOT EXISTS matches_by_journal ON matches (journal,
 OLDER = "events_before_journals"  # an older board's table, while it is carried over
 
 
+def create(db):
+    """The tables of a new board file."""
+    for sql in (SCHEMA, CLOCKS, MATCHES, BY_JOURNAL):
+        db.execute(sql)
+
+
 class BoardFile:
     def __init__(self, path):
-        from assistant.box.journal_files import move_odd_aside
+        from assistant.box.journal_files import finish_recovery, move_odd_aside
+        from assistant.club.store_repair import repair
+        log = logging.getLogger("assistant.club.board")
         # a pipe where SQLite looks for its own files (-journal, -wal, -shm) held the board's start
         # for ever (SQLite reads a -journal to see whether to roll it back), a folder there refused it
         if odd := move_odd_aside(path, "the board's file"):
-            logging.getLogger("assistant.club.board").warning("board: %s", odd)
+            log.warning("board: %s", odd)
+        if unusable := finish_recovery(path, ("events", "clocks", "matches")):  # a repair a power cut ended
+            log.warning("board: %s", unusable)
+        if repaired := repair(path, create):  # damaged: set aside, what reads back kept (store_repair.py)
+            log.warning("board: %s", repaired)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process keeps every commit
