@@ -49,6 +49,8 @@ def unwritable(e):
         return "the disk is full"
     if name.startswith("SQLITE_READONLY"):
         return "it is read-only"
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):  # damaged while the board ran
+        return "it is damaged: restart the board, which sets it aside and reads back what it can"
     return str(e)[:80]
 
 
@@ -219,27 +221,33 @@ class Board:
                      "came now", printable(table), mid)
 
     # --- messages
-    def receive(self, topic, payload):
-        """One MQTT message. Never raises: a refusal is a log line (once for a storm of one kind)."""
+    def receive(self, topic, payload, again=False):
+        """One MQTT message. Never raises: a refusal is a log line (once for a storm of one kind).
+        False when the board's file could not take it (a full disk, a read-only or damaged file):
+        then it must not be acknowledged, so that the broker keeps it (board_run.py gives it again,
+        ``again``: not counted a second time); True when it is done with (stored, a duplicate,
+        refused: a message it will never take)."""
         with self.lock:
             self._quiet(QUIET)
             try:
                 self._receive(topic, payload)
             except Refusal as e:
                 self._refused(topic, str(e))
-            except sqlite3.OperationalError as e:  # a full disk, a read-only one: said as such
+            except sqlite3.DatabaseError as e:  # a full disk, a read-only one, a damaged file: said as such
                 self._refused(topic, f"the board's file {self.file.path} cannot be written ({unwritable(e)}): "
-                                     "events are refused until it can be (a match's record, sent at its end "
-                                     "and when its box reconnects, brings them again)")
+                                     "the broker keeps what it could not store (not acknowledged), and the "
+                                     "board stores it as soon as it can", count=not again)
+                return False
             except Exception as e:  # raised in paho's thread it would end the subscription: never
                 self._refused(topic, f"it could not be used ({type(e).__name__}); the board goes on")
+            return True
 
-    def _refused(self, topic, why):
+    def _refused(self, topic, why, count=True):
         """Counted every time; logged when a kind of refusal starts at a table, and when it has
         not happened for ``QUIET`` seconds, with its count (20,000 garbage messages: two lines)."""
-        self.counts["refused"] += 1
+        self.counts["refused"] += count
         parts = topic.split("/")
-        if len(parts) > 2 and parts[:2] == ["club", self.club]:
+        if count and len(parts) > 2 and parts[:2] == ["club", self.club]:
             self.refused_at[parts[2]] = self.refused_at.get(parts[2], 0) + 1
         kind = (printable(parts[2]) if len(parts) > 2 else "", re.sub(r"[0-9]+", "N", why))
         self.refusals.happened(kind, f"board: refused a message on {printable(topic)}: {why}")

@@ -26,7 +26,9 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
     tls, bhost, bport, user, in_url = broker_address(broker)
     password = password or in_url
     client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
+    client.manual_ack_set(True)  # a message is acknowledged once stored (Unstored), never before
     client.reconnect_delay_set(*RETRY)
+    unstored = Unstored(board, client)
     where = f"{bhost}:{bport}"
     down = Repeated(log)  # one line when the broker goes out of reach, one (with a count) when back
     # two boards of one club (one started by hand beside the service) have one client id: the broker
@@ -40,6 +42,7 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
             return
         board.connected = True
         session["up"] = time.monotonic()
+        unstored.connected()
         if session["short"] < TAKEN:
             down.ended("broker", f"board: connected to the broker at {where} again")
         c.subscribe([(f"club/{board.club}/+/events", 1), (f"club/{board.club}/+/now", 1),
@@ -80,7 +83,7 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
     client.on_connect_fail = on_connect_fail
     client.on_disconnect = on_disconnect
     client.on_subscribe = on_subscribe
-    client.on_message = lambda c, u, msg: board.receive(msg.topic, msg.payload)
+    client.on_message = lambda c, u, msg: unstored.receive(msg)
     client.connect_async(bhost, bport, keepalive=10)
     client.loop_start()
     server = serve(board, host, port)
@@ -92,10 +95,60 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
             board.quiet()  # a storm of refused messages that ended is said so, with its count
             steady()
             board.tidy()  # older nights' matches leave the memory, a few at a time (season.py)
+            unstored.again()  # what the board's file could not take (a full disk) is tried again
     finally:
         server.shutdown()
         client.loop_stop()
         client.disconnect()
+
+
+class Unstored:
+    """The messages the board's file could not take (a full disk, a read-only or damaged file),
+    not acknowledged: before, paho acknowledged every message once the board had seen it, stored or
+    not, the box then deleted it from its outbox, and an event lost to a full disk was gone from the
+    page until its match's record came at the end. Now a message is acknowledged once it is stored
+    (or is a duplicate, or refused for what it holds); one the file could not take is tried again
+    every few seconds, and acknowledged when stored. The broker keeps it meanwhile: a board stopped
+    or a connection lost before then is sent it again (the board's session is persistent), so a
+    message the board holds for a connection that ended is dropped here, never acknowledged on
+    another (a message number is the connection's). The broker sends only so many unacknowledged
+    messages at once (Mosquitto: max_inflight_messages, 20 by default), which bounds the list."""
+
+    def __init__(self, board, client):
+        self.board, self.client = board, client
+        self.lock = threading.Lock()
+        self.connection = 0
+        self.waiting = []  # (connection, message), in the order they came
+
+    def connected(self):
+        with self.lock:
+            self.connection += 1
+            self.waiting = []  # the broker sends them again on this connection
+
+    def receive(self, msg):
+        """A message as it comes (paho's thread, as :meth:`connected`: its connection is current)."""
+        with self.lock:
+            connection = self.connection
+        if self.board.receive(msg.topic, msg.payload):
+            self.client.ack(msg.mid, msg.qos)
+        else:
+            with self.lock:
+                self.waiting.append((connection, msg))
+
+    def again(self):
+        """Store what waits, in the order it came; stop at the first the file still cannot take."""
+        while True:
+            with self.lock:
+                if not self.waiting:
+                    return
+                connection, msg = self.waiting[0]
+            if not self.board.receive(msg.topic, msg.payload, again=True):
+                return
+            with self.lock:
+                if self.waiting and self.waiting[0][1] is msg:
+                    self.waiting.pop(0)
+                if connection == self.connection:  # else: the broker sends it again (a duplicate then)
+                    self.client.ack(msg.mid, msg.qos)
 
 
 def main(argv):
