@@ -22,6 +22,7 @@ from assistant.box.journal_files import JournalBusy, private_dir
 
 log = logging.getLogger("card-assistant")
 NAME = "box.lock"
+JOURNAL = "journal.sqlite3"  # locked too: the same file may be another folder's journal (a hard link)
 _held = {}  # (st_dev, st_ino) of a folder this process holds: [descriptor, count]
 
 
@@ -43,7 +44,8 @@ def hold(folder, command):
         _held[key][1] += 1
         return key
     folder_fd, file_fd = _open_folder(folder), _open_file(folder)
-    fds = [fd for fd in (folder_fd, file_fd) if fd is not None]
+    journal_fd = _open_journal(folder)
+    fds = [fd for fd in (folder_fd, file_fd, journal_fd) if fd is not None]
     locked = []
     for fd in fds:  # the folder first, so that two starting at once never hold one each
         try:
@@ -53,7 +55,7 @@ def hold(folder, command):
             if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
                 for each in fds:
                     os.close(each)
-                raise StateBusy(busy_words(folder)) from None
+                raise StateBusy(busy_words(folder) if fd != journal_fd else linked_words(folder)) from None
             # ENOLCK, EOPNOTSUPP, EBADF: NFS without its lock service (or a folder on NFS), FUSE
     if fds and not locked:
         log.warning("%s: the file system takes no lock: a second box started on this folder would "
@@ -69,6 +71,13 @@ def busy_words(folder):
     hint = " (the service's box: sudo systemctl stop card-assistant)" if command == "run" else ""
     return (f"{folder} is in use by {holder}: quit that one first{hint}; two boxes on one journal "
             f"would each refuse the other's actions")
+
+
+def linked_words(folder):
+    journal = os.path.join(folder, JOURNAL)
+    return (f"{journal} is the journal of another card-assistant running now, in another folder (one "
+            f"file under two names: a hard link): quit that one first, or give this folder a journal of "
+            f"its own; two boxes on one journal would each write into the other's match")
 
 
 def release(key):
@@ -104,6 +113,29 @@ def _open_file(folder):
             return fd
         os.close(fd)  # a pipe or a device under that name
         return None
+    return None
+
+
+def _open_journal(folder):
+    """The journal's file (made 0600 when missing, as the journal makes it), locked too: two state
+    folders holding one journal under two names (a hard link, made by a copy with ``cp -al`` or
+    by hand) are two folders and two ``box.lock``; before, both boxes started and wrote into one
+    match, each through its own -wal. None when it cannot be opened (a link, not a file, a
+    read-only card: the journal says why)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    path = os.path.join(folder, JOURNAL)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return fd
+    os.close(fd)
     return None
 
 
