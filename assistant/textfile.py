@@ -112,16 +112,15 @@ def write_text(path, text, mode=None):
     through, after what the descriptor's file holds (``> f`` emptied it already, ``>> f`` keeps
     it): renamed over, the link ``/dev/stdout`` itself became a file (`sudo card-assistant export
     /dev/stdout` broke every program's standard output on the machine); opened to be emptied, it
-    threw away what ``>> log`` had gathered. A link to a file keeps being a link: the rename lands
-    on the file it leads to."""
+    threw away what ``>> log`` had gathered. Any other link is renamed over, never followed: the
+    rename would land wherever a link planted in a shared folder leads (``/tmp/x -> /etc/passwd``,
+    written by root), past the kernel's protected_symlinks, which guards opening a link only."""
     import tempfile
     path = Path(path)
     if names_a_descriptor(path):
         with open(os.open(path, os.O_WRONLY | os.O_APPEND), "w", encoding="utf-8") as f:
             f.write(text)
         return
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     except OSError as e:  # named as the file it was for

@@ -47,24 +47,26 @@ def test_export_to_a_name_of_standard_output_writes_through_it_and_leaves_the_li
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     written = (tmp_path / "file").read_text()
     assert written.startswith("# match 1 of the box's journal"), written[:200]
-    with open(tmp_path / "file", "a") as file:  # `>> file`: what it held stays (it was emptied)
+    with open(tmp_path / "file", "a") as file:  # `>> file`: what it held stays
         proc = card_assistant("export", "--state-dir", tmp_path, out, stdout=file, stderr=subprocess.PIPE)
     assert proc.returncode == 0 and (tmp_path / "file").read_text() == written * 2
     assert out.is_symlink() and os.readlink(out) == "/proc/self/fd/1"
 
 
-def test_export_to_a_link_keeps_the_link_and_writes_the_file_it_leads_to(tmp_path):
-    """Fault (as above): `export` to a link to a file put a file of its own in the link's place;
-    the file the link led to kept its old contents."""
+def test_export_to_a_link_planted_in_a_shared_folder_never_writes_where_it_leads(tmp_path):
+    """Guard (the fix above, first written to follow any link to the file it leads to): `sudo
+    card-assistant export /tmp/m.scn`, where another user had put a link /tmp/m.scn -> a file of
+    root's, would have written over that file, the rename going past the kernel's
+    protected_symlinks. A link that is no descriptor's name is replaced, never followed."""
     fill(tmp_path / "journal.sqlite3")
-    target = tmp_path / "kept" / "match.scn"
-    target.parent.mkdir()
-    target.write_text("old\n")
-    link = tmp_path / "latest.scn"
+    target = tmp_path / "roots-own"
+    target.write_text("kept\n")
+    link = tmp_path / "m.scn"
     link.symlink_to(target)
     proc = card_assistant("export", "--state-dir", tmp_path, link)
     assert proc.returncode == 0, proc.stderr
-    assert link.is_symlink() and target.read_text().startswith("# match 1 of the box's journal")
+    assert target.read_text() == "kept\n" and not link.is_symlink()
+    assert link.read_text().startswith("# match 1 of the box's journal")
 
 
 def closed_reader():
