@@ -108,19 +108,18 @@ def write_text(path, text, mode=None):
     stays readable by the box's user); ``mode``: the file's mode whatever it had (an export's 0600:
     it holds hidden cards).
 
-    A name that leads to an open file descriptor (``/dev/stdout``, ``/dev/fd/1``) is written
-    through, after what the descriptor's file holds (``> f`` emptied it already, ``>> f`` keeps
-    it): renamed over, the link ``/dev/stdout`` itself became a file (`sudo card-assistant export
-    /dev/stdout` broke every program's standard output on the machine); opened to be emptied, it
-    threw away what ``>> log`` had gathered. Any other link is renamed over, never followed: the
-    rename would land wherever a link planted in a shared folder leads (``/tmp/x -> /etc/passwd``,
-    written by root), past the kernel's protected_symlinks, which guards opening a link only."""
+    A name that leads into a process's open files (``/dev/stdout``, ``/proc/1/fd/7``) is refused
+    (OSError): renamed over, the link ``/dev/stdout`` itself became a file (`sudo card-assistant
+    export /dev/stdout` broke every program's standard output on the machine); written through, a
+    link planted in the box's folder would reach a file of root's that a root process holds open.
+    ``write_out`` writes through this process's own. Any other link is renamed over, never
+    followed: the rename would land wherever a link planted in a shared folder leads (``/tmp/x ->
+    /etc/passwd``, written by root), past the kernel's protected_symlinks, which guards opening a
+    link only."""
     import tempfile
     path = Path(path)
     if names_a_descriptor(path):
-        with open(os.open(path, os.O_WRONLY | os.O_APPEND), "w", encoding="utf-8") as f:
-            f.write(text)
-        return
+        raise OSError(errno.EINVAL, "it names an open file descriptor, not a file", str(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     except OSError as e:  # named as the file it was for
@@ -147,7 +146,13 @@ def write_text(path, text, mode=None):
 def write_out(path, text, mode=None):
     """Write ``text`` where a user sent a command's output: a file (or a new name) atomically, as
     ``write_text``; a pipe, a terminal or /dev/null as it is. A named pipe that nothing reads from
-    is refused at once (OSError, ENXIO): opened the usual way it held the command for ever."""
+    is refused at once (OSError, ENXIO): opened the usual way it held the command for ever. A name
+    of this process's own standard output (``/dev/stdout``, ``/dev/fd/1``) is written through,
+    after what its file holds (``> f`` emptied it already, ``>> log`` keeps what it gathered)."""
+    if names_a_descriptor(path, own=True):
+        with open(os.open(path, os.O_WRONLY | os.O_APPEND), "w", encoding="utf-8") as f:
+            f.write(text)
+        return
     if what_is_at(path) in (None, "file"):
         return write_text(path, text, mode)
     try:
@@ -161,19 +166,22 @@ def write_out(path, text, mode=None):
         f.write(text)
 
 
-def names_a_descriptor(path):
+def names_a_descriptor(path, own=False):
     """True when ``path`` leads, through links, into a process's table of open files (``/dev/stdout``,
-    ``/dev/fd/N``, ``/proc/self/fd/N``): a name for whatever that descriptor is open on, which no
-    rename may replace.
+    ``/dev/fd/N``, ``/proc/1/fd/N``; ``own``: this process's only): a name for whatever that
+    descriptor is open on, which no rename may replace.
 
-    >>> names_a_descriptor("/dev/stdout"), names_a_descriptor("/dev/fd/1"), names_a_descriptor("/tmp/x")
-    (True, True, False)
+    >>> names_a_descriptor("/dev/stdout", own=True), names_a_descriptor("/proc/1/fd/0", own=True)
+    (True, False)
+    >>> names_a_descriptor("/proc/1/fd/0"), names_a_descriptor("/tmp/x")
+    (True, False)
     """
     path = os.path.abspath(path)
+    mine = os.path.realpath("/proc/self/fd")
     for _ in range(40):  # the kernel's own limit of links in a row
         folder = os.path.realpath(os.path.dirname(path))
         if folder.startswith("/proc/") and os.path.basename(folder) == "fd":
-            return True
+            return folder == mine or not own
         if not os.path.islink(path):
             return False
         path = os.path.join(folder, os.readlink(path))

@@ -187,3 +187,24 @@ def test_a_web_runtime_folder_that_is_no_folder_is_one_line_at_start(tmp_path, w
     assert proc.returncode == 2 and proc.stderr.splitlines() == [
         f"card-assistant web: --runtime-dir {target} is {kind}, not a folder (it names the folder the box "
         f"writes its screen in)"], proc.stderr
+
+
+def test_a_players_file_planted_as_a_link_into_another_process_writes_nothing_there(tmp_path):
+    """Guard (the fix above, first written to write through any descriptor's name): the box's user
+    could make players.txt a link to /proc/PID/fd/N of a root process holding a file of root's
+    open, and `sudo card-assistant players rename` would have appended its list to that file.
+    A state file is never written through such a link: one line, nothing written anywhere."""
+    victim = tmp_path / "roots-own"
+    victim.write_text("04A1B2C3D4E5F6 Ann\n")
+    with open(victim) as held:
+        holder = subprocess.Popen(["sleep", "60"], stdin=held)  # another process, the file on its fd 0
+    try:
+        state = tmp_path / "state"
+        state.mkdir()
+        (state / "players.txt").symlink_to(f"/proc/{holder.pid}/fd/0")
+        proc = card_assistant("players", "--state-dir", state, "rename", "Ann", "Bea")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert victim.read_text() == "04A1B2C3D4E5F6 Ann\n"
+    assert proc.returncode != 0 and len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr, proc.stderr
