@@ -232,13 +232,19 @@ def test_t6_a_sweep_is_a_typed_hand_result():
     assert isinstance(r, HandResult) and r.what == "sweep" and r.value == 1 and r.how == "played out"
 
 
-def test_t6_a_bidders_zero_without_for_2_is_the_defenders_sweep():
+def test_t6_each_hand_result_is_named_and_valued_as_the_rules_say():
     """T6.1: without "for 2" a bidder who takes no trick is swept: the result is a sweep of one
-    tower to the defender, not the for-2 zero the history would otherwise name."""
+    tower to the defender, not the for-2 zero the history would otherwise name. T6.3: a hand
+    after which the tower goes on wins nobody anything."""
     r = engine_after("towers/T6-bidder-zero-without-for2-is-the-defenders-sweep.scn").outcome
     assert isinstance(r, HandResult) and (r.what, r.side, r.value) == ("sweep", 1, 1)
     r = engine_after("towers/T6-for2-bidder-zero-two-to-defender.scn").outcome
     assert isinstance(r, HandResult) and (r.what, r.side, r.value) == ("for-2 zero", 1, 2)
+    # T6.3: a hand the tower goes on from scores nothing: no side, no value
+    r = engine_after("towers/T6-minority-defender-deals.scn").outcome
+    assert isinstance(r, HandResult) and (r.what, r.side, r.value) == ("minority", None, 0)
+    r = engine_after("towers/T6-for2-majority-continues.scn").outcome
+    assert isinstance(r, HandResult) and (r.what, r.side, r.value) == ("majority", None, 0)
 
 
 def test_t9_a_claim_after_the_hand_is_a_penalty_that_replaces_it():
