@@ -225,3 +225,15 @@ def test_play_round_plays_one_round():
     assert m.engine.hand_no == 1 and not m.engine.round_open
     play_round(m, bot)
     assert m.engine.hand_no == 2 and not m.engine.round_open
+
+
+def test_n11_claimable_sides_name_the_aggrieved_side_once_a_renege_is_proven():
+    """N11: after P4's renege is proven only P1+P3 may claim (the sim's bots ask
+    claimable_sides); before any round, and once the claim settled it, nobody may."""
+    assert TwentyNine().claimable_sides() == []
+    text = (Path(__file__).parent / "scenarios" / "twenty-nine" / "N11-claim.scn").read_text(encoding="utf-8")
+    steps = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    assert steps[-1] == "claim"
+    before = replay_lines(steps[:-1]).engine
+    assert before.claimable_sides() == [0]
+    assert replay_lines(steps).engine.claimable_sides() == []
