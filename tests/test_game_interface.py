@@ -257,6 +257,9 @@ def test_n9_a_made_round_and_n11_a_false_accusation_are_typed():
     """N9 a round made or missed, N11 a false accusation that replaces the round's result."""
     r = engine_after("twenty-nine/N9-made-twenty-worth-two.scn").outcome
     assert isinstance(r, HandResult) and r.what == "made" and r.value == 2
+    assert (r.bidder, r.side) == (0, 0)  # made: the bidding side (P1's) scores it
+    r = engine_after("twenty-nine/N9-missed-other-side-scores.scn").outcome
+    assert isinstance(r, HandResult) and (r.what, r.value, r.bidder, r.side) == ("missed", 1, 1, 0)  # the other side
     r = engine_after("twenty-nine/N11-false-accusation.scn").outcome
     assert isinstance(r, Penalty) and r.why == "false accusation" and r.replaces
 
