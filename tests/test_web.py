@@ -658,3 +658,23 @@ def test_api_matches_is_paged_a_hundred_a_page_with_the_links_a_client_needs(tmp
         for bad in ("0", "4", "x", "-1", "9" * 40, "1e3"):
             status, _, text = request(port, "GET", f"/api/matches?page={bad}")
             assert status == 404 and json.loads(text) == {"error": "no such page of matches: they fill pages 1 to 3"}, bad
+
+
+def test_a_chart_of_a_year_of_matches_draws_what_shows_not_every_point():
+    """Fault (the examiner at 5,000 matches): each "wins over time" chart drew every one of its
+    4,822 points and a dot on each, on a chart 320 units wide: 320 kB a chart, a Players page of
+    704 kB for a phone. A line of more points than the chart is wide keeps, of each unit's column,
+    its first, highest, lowest and last point, and dots are drawn on short lines only."""
+    import re
+    from assistant.web.svg import line_chart
+    ann, bob = [k // 2 for k in range(5000)], [None] * 10 + [k // 3 for k in range(4990)]
+    svg = line_chart([("Ann", ann), ("Bob", bob)], "wins", "matches")
+    assert len(svg) < 40_000 and "<circle" not in svg, len(svg)
+    lines = [[tuple(map(float, p.split(","))) for p in pts.split()]
+             for pts in re.findall(r'<polyline [^>]*points="([^"]*)"', svg)]
+    whole = [[tuple(map(float, p.split(","))) for p in pts.split()] for pts in re.findall(
+        r'<polyline [^>]*points="([^"]*)"', line_chart([("Ann", ann[:300]), ("Bob", bob[:300])], "wins"))]
+    assert [len(line) for line in whole] == [300, 290]  # as wide as the chart or less: every point
+    assert lines[0][0] == (28.0, 158.0) and lines[0][-1] == (312.0, 10.0)  # from 0 to the top, at the ends
+    assert lines[1][0][0] > 28.0 and lines[1][-1][0] == 312.0
+    assert line_chart([("Ann", [0, 1, 2])], "score").count("<circle") == 3  # a match's few hands keep their dots
