@@ -57,7 +57,7 @@ def summary(state, options=None):
         trump_words = ("hidden" if trump == "hidden" else
                        "not set" if trump is None else SUIT_SYMBOLS[SUITS.index(trump)])
         tricks = ", ".join(f"{n} {t}" for n, t in zip(seats, state["tricks"]))
-        head = f"Hand {hand}" + (f" ({state['hand_size']} cards)" if towers else "")
+        head = f"Hand {hand} ({state['hand_size']} cards)" if towers else f"Round {hand}"  # N1-N11's word
         lines.append(f"{head}: trump {trump_words}; tricks {tricks}")
         if not towers:
             lines.append(f"Card points: {sides[0]} {state['points'][0]}, {sides[1]} {state['points'][1]}")
@@ -69,7 +69,7 @@ def summary(state, options=None):
     if state.get("waiting"):
         lines.append(f"Now: {state['waiting']}")
     for r in state["reneges"]:
-        lines.append(f"Renege proven: {r['seat']}, hand {r['hand']}, trick {r['trick']}")
+        lines.append(f"Renege proven: {r['seat']}, {'hand' if towers else 'round'} {r['hand']}, trick {r['trick']}")
     return "\n".join(lines)
 
 

@@ -159,3 +159,15 @@ def test_a_broker_restarting_is_not_blamed_on_another_box_with_the_tables_name(t
         pub.stop()
         broker.stop()
         j.close()
+
+
+def test_replays_summary_of_twenty_nine_says_round_as_the_rules_and_the_screen_do(tmp_path):
+    """Fault: `card-assistant replay` of a Twenty-Nine match said "Hand 1: trump hidden" and
+    "Renege proven: P3, hand 1, trick 2", where docs/rules.md (N3-N11), the box's screen and the
+    web page ("P3, round 1, trick 2") call it a round; a player comparing them looked for a hand
+    1 that is not there. Towers keeps its hands."""
+    piped(["sim", "--game", "twenty-nine", "--state-dir", tmp_path / "box"], RENEGE + "q\n")
+    assert cli("export", "--state-dir", tmp_path / "box", tmp_path / "m.scn").returncode == 0
+    said = cli("replay", tmp_path / "m.scn").stdout
+    assert "Round 1: trump hidden; tricks P1 0, P2 2, P3 0, P4 0" in said, said
+    assert "Renege proven: P3, round 1, trick 2" in said and "Hand" not in said and "hand" not in said
