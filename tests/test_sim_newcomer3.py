@@ -171,3 +171,16 @@ def test_replays_summary_of_twenty_nine_says_round_as_the_rules_and_the_screen_d
     said = cli("replay", tmp_path / "m.scn").stdout
     assert "Round 1: trump hidden; tricks P1 0, P2 2, P3 0, P4 0" in said, said
     assert "Renege proven: P3, round 1, trick 2" in said and "Hand" not in said and "hand" not in said
+
+
+def test_the_bots_say_which_match_of_the_journal_the_web_page_shows_for_theirs(tmp_path):
+    """Fault (a newcomer following the README's `dev.py web`, then its two-terminal run on .play):
+    the bots said "match 1: Bob won, Ann 2 - Bob 5" of a run's first match, while the web page
+    beside it showed that match as "Match 4" (the journal's number, as the club board's too): the
+    newcomer looked for match 1 and found another result. The line now says the journal's number
+    when it differs."""
+    args = ["sim", "--bots", "--matches", "1", "--seed", "3", "--state-dir", tmp_path]
+    first = [ln for ln in piped(args, "").split("\n") if ln.startswith("match 1")]
+    second = [ln for ln in piped(args, "").split("\n") if ln.startswith("match 1")]
+    assert first[0].startswith("match 1: "), first
+    assert second[0].startswith("match 1 (match 2 in the journal and on the web page): "), second

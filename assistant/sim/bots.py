@@ -194,7 +194,11 @@ def run_bots(sim, game, matches, seed, renege_rate, claim_rate=0.5, out=print, p
         s = m.state()
         total["actions"] += len(m.actions)  # one kind of action everywhere: a line of the record
         score = " - ".join(f"{m.engine.side_name(side)} {v}" for side, v in enumerate(s["score"]))
-        out(f"match {k + 1}{' (resumed)' if k == 0 and resumed else ''}: {' and '.join(s['winner'])} won, {score}; "
+        mid = sim.table.journal.match_id  # the web page's and the club board's number of it
+        notes = ["resumed"] if k == 0 and resumed else []
+        notes += [f"match {mid} in the journal and on the web page"] if mid not in (None, k + 1) else []
+        named = f" ({'; '.join(notes)})" if notes else ""
+        out(f"match {k + 1}{named}: {' and '.join(s['winner'])} won, {score}; "
             f"{len(m.actions)} actions recorded, reneges injected {len(injected)}, proven {len(got)}")
     elapsed = time.perf_counter() - started
     refused = f", illegal cards refused at once {total['refused']}" if scan else ""
