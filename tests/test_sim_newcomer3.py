@@ -1,6 +1,6 @@
 """What a fourth newcomer met at the keyboard simulator and the club board, playing whole matches
 as a player and an organiser would: each test names the fault and plays the real command."""
-from test_sim_newcomer import piped
+from test_sim_newcomer import in_terminal, piped
 from test_sim_newcomer_table import cli
 
 # Twenty-Nine with double=on: P1 flips J♠ and deals, bids, P2 bids 16 and wins, lays 9♥ face down,
@@ -184,3 +184,17 @@ def test_the_bots_say_which_match_of_the_journal_the_web_page_shows_for_theirs(t
     second = [ln for ln in piped(args, "").split("\n") if ln.startswith("match 1")]
     assert first[0].startswith("match 1: "), first
     assert second[0].startswith("match 1 (match 2 in the journal and on the web page): "), second
+
+
+def test_the_table_line_keeps_a_declared_pair_apart_from_an_accusation(tmp_path):
+    """Fault: in a terminal shorter than the drawing the table line ran the screen's notes
+    together, "pair P2 accused P4", which reads as "P2 accused P4"; P2 had declared the pair and
+    P1+P3 had accused P4. Now each note is its own: "pair P2, accused P4"."""
+    hands = "1 JD AD 10D JC 9C AC 7S\n2 KD QD 8D 7D JH 9H AH 10H\n3 JS 9S AS 10S KS QS 8S 10C\n" \
+            "4 KH QH 8H 7H KC QC 8C 7C\n"
+    keys = ("\n\n7H 8H JS\n\n\na\n\na\n\na\n\n9D\n" + hands  # P3 deals, P1 bids 17, lays 9♦
+            + "KC JC\nd\n\n7D 10C\nm\nd\nd\nd\n\nKD QD\nm\n" + "d\n" * 6 + "\nq\n")
+    out = in_terminal(["sim", "--state-dir", tmp_path, "--game", "twenty-nine", "--deal-scan",
+                       "--option", "pair=on"], keys, columns=100, rows=30)
+    said = " ".join(out.split())
+    assert "| pair P2, accused P4" in said, said[-700:]

@@ -46,7 +46,10 @@ def table_words(view):
     elif view.trump == "hidden":
         parts.append("trump face down")
     if view.phase != "flip":
-        parts += [t for row in detail_texts(view) for t in row if t]
+        (left1, right1), (left2, right2) = detail_texts(view)
+        if view.extra:  # each its own: "pair P2, accused P4" (run together, P2 seemed to accuse P4)
+            right2 = ", ".join(view.extra)
+        parts += [t for t in (left1, right1, left2, right2) if t]
     if view.up_card is not None and view.phase in ("upcard", "trump1", "discard"):
         parts.append(f"up-card {card_label(view.up_card)}")
     if view.turned_down is not None and view.phase == "trump2":
