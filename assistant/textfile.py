@@ -146,7 +146,8 @@ def write_text(path, text, mode=None):
 def write_out(path, text, mode=None):
     """Write ``text`` where a user sent a command's output: a file (or a new name) atomically, as
     ``write_text``; a pipe, a terminal or /dev/null as it is. A named pipe that nothing reads from
-    is refused at once (OSError, ENXIO): opened the usual way it held the command for ever. A name
+    is refused at once (OSError, ENXIO): opened the usual way it held the command for ever; a
+    socket there is said to be one (it fails as a pipe with no reader does). A name
     of this process's own standard output (``/dev/stdout``, ``/dev/fd/1``) is written through,
     after what its file holds (``> f`` emptied it already, ``>> log`` keeps what it gathered)."""
     if names_a_descriptor(path, own=True):
@@ -158,8 +159,14 @@ def write_out(path, text, mode=None):
     try:
         fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
     except OSError as e:
-        if e.errno == errno.ENXIO:
-            raise OSError(e.errno, "it is a named pipe that nothing reads from", str(path)) from None
+        if e.errno == errno.ENXIO:  # a pipe with no reader, or a socket (opened, it fails alike)
+            try:
+                kind = os.stat(path).st_mode
+            except OSError:
+                kind = stat.S_IFIFO
+            words = ("it is a named pipe that nothing reads from" if stat.S_ISFIFO(kind)
+                     else "it " + not_a_file(kind))
+            raise OSError(e.errno, words, str(path)) from None
         raise
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         os.set_blocking(fd, True)

@@ -126,3 +126,23 @@ def test_replay_export_is_private_and_replaces_a_file_whole(tmp_path):
     assert os.stat(out).st_ino != before  # renamed over: never half written
     assert os.stat(out).st_mode & 0o077 == 0
     assert replay_lines(out.read_text().splitlines()).game == "towers"
+
+
+def test_an_export_onto_a_socket_says_it_is_a_socket_not_a_named_pipe(tmp_path):
+    """Fault (review of the one writer, textfile.write_out): a listening Unix socket under the
+    export's name was refused as "it is a named pipe that nothing reads from" (opening a socket
+    fails as a reader-less pipe does, ENXIO), sending its owner to look for a pipe that is not
+    there; both exports share the writer, so both said it."""
+    import socket
+    fill(tmp_path / "journal.sqlite3", (("towers-random.scn", 3),))
+    path = tmp_path / "out.scn"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        sock.listen()
+        proc = export("--state-dir", tmp_path, path)
+        again = subprocess.run([sys.executable, "-m", "assistant.cli", "replay", ROOT / "tests" / "scenarios"
+                                / "examples" / "towers-random.scn", "--export", path], cwd=ROOT,
+                               capture_output=True, text=True, timeout=HANG)
+    for p in (proc, again):
+        assert p.returncode != 0 and len(p.stderr.splitlines()) == 1, p.stderr
+        assert "is a socket, not a file" in p.stderr and "named pipe" not in p.stderr, p.stderr
