@@ -198,3 +198,17 @@ def test_the_table_line_keeps_a_declared_pair_apart_from_an_accusation(tmp_path)
                        "--option", "pair=on"], keys, columns=100, rows=30)
     said = " ".join(out.split())
     assert "| pair P2, accused P4" in said, said[-700:]
+
+
+def test_a_kept_player_whose_name_is_a_key_is_said_to_be_typed_with_its_pad(tmp_path):
+    """Fault (review of the players a state folder keeps): `players rename Bob Help` is taken, yet
+    the sim's start then said "Players' tags: type Help, Bob." and typing Help showed the keys' help,
+    never the tag; the README says such a name is refused at start, which only --player's names
+    are. The start now says to type it with its pad's number ('1 Help'), which taps it."""
+    piped(["sim", "--state-dir", tmp_path, "--player", "Ann", "--player", "Bob"], "q\n")
+    renamed = cli("players", "rename", "Bob", "Help", "--state-dir", tmp_path)
+    assert renamed.returncode == 0, renamed.stderr
+    out = piped(["sim", "--state-dir", tmp_path], "1 Help\nq\n")
+    said = " ".join(out.split())
+    assert "Players' tags: type Ann, Help (with its pad's number, '1 Help': alone it is help)." in said, said[:400]
+    assert "tapped Help's player tag on pad 1" in out

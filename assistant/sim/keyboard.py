@@ -201,7 +201,7 @@ def interactive(sim):
 def _interactive(sim):
     global HELD
     say("card-assistant sim: " + KEYS_HELP.strip()
-        + (f" Players' tags: type {', '.join(sim.tags.values())}." if sim.tags else ""))
+        + (f" Players' tags: type {', '.join(map(tag_words, sim.tags.values()))}." if sim.tags else ""))
     too_narrow = None  # the width last said to be too narrow for the screen, said once
     while True:
         size = terminal_size()
@@ -369,6 +369,13 @@ def default_pad(sim):
     if showing is not None:
         seat = showing[0]
     return pad_for(sim.table, seat)
+
+
+def tag_words(name):
+    """How to type player ``name``'s tag: its name, or with a pad's number when the name alone is a
+    key (a players.txt may keep one: `players rename Bob Help`; only --player's are refused at start)."""
+    key = key_meaning(name)
+    return f"{name} (with its pad's number, '1 {name}': alone it is {key})" if key else name
 
 
 def player_tag(line, players):
