@@ -13,6 +13,7 @@ ValueError: /dev/zero is a device (a character device), not a file
 import errno
 import os
 import stat
+import sys
 from pathlib import Path
 
 LIMIT = 1 << 20  # bytes: a deck is under 1 KiB, players.txt and the config a few
@@ -148,10 +149,20 @@ def write_out(path, text, mode=None):
     ``write_text``; a pipe, a terminal or /dev/null as it is. A named pipe that nothing reads from
     is refused at once (OSError, ENXIO): opened the usual way it held the command for ever; a
     socket there is said to be one (it fails as a pipe with no reader does). A name
-    of this process's own standard output (``/dev/stdout``, ``/dev/fd/1``) is written through,
-    after what its file holds (``> f`` emptied it already, ``>> log`` keeps what it gathered)."""
-    if names_a_descriptor(path, own=True):
-        with open(os.open(path, os.O_WRONLY | os.O_APPEND), "w", encoding="utf-8") as f:
+    of this process's own open descriptor (``/dev/stdout``, ``/dev/fd/1``) is written through that
+    descriptor, as ``>`` or ``>> log`` opened it (never emptied again: ``>> log`` keeps what it
+    gathered), followed by what the command prints after it."""
+    if (number := own_descriptor(path)) is not None:
+        # through the descriptor itself (a copy of it), at its own position, as the shell's `>` writes:
+        # opened anew it had a position of its own, and what the command printed after it (replay's
+        # --json) wrote over the export from the start of the file
+        for stream in (sys.stdout, sys.stderr):  # what Python holds for it goes first
+            try:
+                if stream is not None and stream.fileno() == number:
+                    stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        with open(os.dup(number), "w", encoding="utf-8") as f:
             f.write(text)
         return
     if what_is_at(path) in (None, "file"):
@@ -171,6 +182,26 @@ def write_out(path, text, mode=None):
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         os.set_blocking(fd, True)
         f.write(text)
+
+
+def own_descriptor(path):
+    """The number of this process's open descriptor that ``path`` names (``/dev/stdout``: 1), else
+    None.
+
+    >>> own_descriptor("/dev/stdout"), own_descriptor("/dev/fd/2"), own_descriptor("/tmp/x")
+    (1, 2, None)
+    """
+    path = os.path.abspath(path)
+    mine = os.path.realpath("/proc/self/fd")
+    for _ in range(40):  # the kernel's own limit of links in a row
+        folder = os.path.realpath(os.path.dirname(path))
+        if folder == mine:
+            name = os.path.basename(path)
+            return int(name) if name.isdigit() else None
+        if not os.path.islink(path):
+            return None
+        path = os.path.join(folder, os.readlink(path))
+    return None
 
 
 def names_a_descriptor(path, own=False):

@@ -146,3 +146,34 @@ def test_an_export_onto_a_socket_says_it_is_a_socket_not_a_named_pipe(tmp_path):
     for p in (proc, again):
         assert p.returncode != 0 and len(p.stderr.splitlines()) == 1, p.stderr
         assert "is a socket, not a file" in p.stderr and "named pipe" not in p.stderr, p.stderr
+
+
+def test_replay_export_to_standard_output_by_name_then_its_json_follow_each_other(tmp_path):
+    """Fault (review of the one writer, textfile.write_out): `replay FILE --export /dev/stdout
+    --json > f` opened /dev/stdout anew (a file position of its own) and wrote the scenario there;
+    the JSON, printed through the process's own standard output still at position 0, then wrote
+    over the scenario's first bytes: f held the JSON and the tail of a scenario cut at random. As
+    the shell's `>` does, the scenario and then the JSON follow each other through one descriptor."""
+    scenario = ROOT / "tests" / "scenarios" / "examples" / "towers-random.scn"
+    out = tmp_path / "f"
+    alone = [subprocess.run([sys.executable, "-m", "assistant.cli", "replay", scenario, *args], cwd=ROOT,
+                            capture_output=True, text=True, timeout=HANG) for args in (("--export", "-"), ("--json",))]
+    with open(out, "w") as f:
+        got = subprocess.run([sys.executable, "-m", "assistant.cli", "replay", scenario, "--export", "/dev/stdout",
+                              "--json"], cwd=ROOT, stdout=f, stderr=subprocess.PIPE, text=True, timeout=HANG)
+    assert got.returncode == 0 and all(p.returncode == 0 for p in alone), got.stderr
+    assert out.read_text() == alone[0].stdout + alone[1].stdout
+
+
+def test_an_export_to_standard_input_by_name_never_writes_into_the_file_read(tmp_path):
+    """Fault (as above: the name opened anew): `replay FILE --export /dev/stdin < notes.txt` opened
+    notes.txt again, for writing, and added the whole deal to the end of the file it only read. A
+    descriptor open for reading is not written through: one line, the file as it was."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("kept as it was\n")
+    with open(notes) as f:
+        got = subprocess.run([sys.executable, "-m", "assistant.cli", "replay", ROOT / "tests" / "scenarios"
+                              / "examples" / "towers-random.scn", "--export", "/dev/stdin"], cwd=ROOT, stdin=f,
+                             capture_output=True, text=True, timeout=HANG)
+    assert got.returncode == 2 and len(got.stderr.splitlines()) == 1, got.stderr
+    assert notes.read_text() == "kept as it was\n"
