@@ -34,6 +34,8 @@ CREATE TABLE IF NOT EXISTS matches (tbl TEXT NOT NULL, journal TEXT NOT NULL, ma
     PRIMARY KEY (tbl, journal, match))
 """  # record: NULL while the match is in the board's memory; its page's record once put away
 BY_JOURNAL = "CREATE INDEX IF NOT EXISTS matches_by_journal ON matches (journal, match)"  # a renamed table's copies
+BY_NIGHT = ("CREATE INDEX IF NOT EXISTS matches_by_night ON matches (json_extract(record, '$.night'), tbl) "
+            "WHERE record IS NOT NULL")  # /nights and /nights/DAY (season.py): not every record read, at each
 OLDER = "events_before_journals"  # an older board's table, while it is carried over
 
 
@@ -75,6 +77,7 @@ class BoardFile:
                 self.db.execute("INSERT INTO matches SELECT tbl, journal, match, min(received), max(received), "
                                 "count(*), NULL FROM events GROUP BY tbl, journal, match")
             self.db.execute(BY_JOURNAL)
+            self.db.execute(BY_NIGHT)
         self.path = path
 
     def rows(self, table=None):
