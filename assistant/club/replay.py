@@ -37,7 +37,7 @@ class BoardMatch:
         self.claimed = None  # the box's own last score (shown beside ours, never used)
         self.scores = {}     # n -> the box's score an event not yet applied says (then only claimed)
         self.stand_ins = set()  # (hand, card) the latest rebuild took for hidden ones (a play of one: rebuild)
-        self.effective = []  # (n, event) of the actions in effect (undone ones left out), as rebuilt
+        self.upcard = None  # (n, event) the latest up-card in effect: a discard's stand-in reads it
 
     def add(self, n, event):
         """Store event ``n``; apply every event now in order. Returns words for a refusal or None.
@@ -63,10 +63,14 @@ class BoardMatch:
             # a hidden card, the latest action: its stand-in is what a rebuild would choose (no
             # later action yet), and it changes no earlier one's (it plays no card), so it is applied
             # alone, not by replaying the whole match (once a hand: most of a match's replay work)
-            self.effective.append((n, event))
             try:
-                action = (parse_action(event["line"].split(), self.game, self.seats, n) if simple
-                          else self._action(self.effective, len(self.effective) - 1))
+                if simple:
+                    self.match.apply(parse_action(event["line"].split(), self.game, self.seats, n))
+                    if event["line"].startswith("upcard "):
+                        self.upcard = (n, event)
+                    return None
+                before = [self.upcard] if self.upcard else []  # all a stand-in reads of what came before it
+                action = self._action(before + [(n, event)], len(before))
                 if action is not None:
                     self.match.apply(action)
                 return None
@@ -103,7 +107,7 @@ class BoardMatch:
         match = Match(self.game, self.seats, self.options)
         self.problem = None
         self.stand_ins = set()
-        self.effective = effective
+        self.upcard = next(((k, e) for k, e in reversed(effective) if e["line"].startswith("upcard ")), None)
         for i, (n, event) in enumerate(effective):
             try:
                 action = self._action(effective, i)
