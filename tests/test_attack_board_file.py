@@ -240,3 +240,36 @@ def test_a_board_file_damaged_between_two_nights_is_made_whole_by_the_records_th
         stop.set()
         th.join(10)
         board.close()
+
+
+@pytest.mark.parametrize("left", ["whole", "junk"])
+def test_a_repair_of_the_board_file_cut_by_a_power_cut_is_finished_at_the_next_start(season_file, tmp_path, left,
+                                                                                    caplog):
+    """Fault (power cut during the repair of a damaged board file, after the new file was written
+    whole as board.sqlite3.recovered, before it took the file's name): the next start must put it
+    in place and keep the damaged file aside; a .recovered that is junk must never take the place
+    of the file. Before, the board had no repair at all and would not start on the damaged file;
+    the one line said "journal" of the board's file."""
+    from assistant.club.board import Board
+    src, before, stored = season_file
+    path, damaged = damaged_copy(season_file, tmp_path, "page zeroed" if left == "whole" else "not a database")
+    ready = tmp_path / "board.sqlite3.recovered"
+    if left == "whole":
+        shutil.copyfile(src, ready)
+    else:
+        shutil.copyfile(src, path)  # the file is sound; the junk is the interrupted repair's
+        ready.write_bytes(b"half a file\n" * 100)
+    with caplog.at_level(logging.WARNING, "assistant.club.board"):
+        board = Board(str(path), "c")
+    try:
+        lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert board.counts["stored"] == stored and not ready.exists()
+        kept = [p for p in tmp_path.iterdir() if ".damaged-" in p.name and "-" not in p.name[-4:]]
+        if left == "whole":
+            assert lines == [] and [p.read_bytes() for p in kept] == [damaged]
+        else:
+            assert len(lines) == 1 and lines[0].startswith("board: board.sqlite3.recovered (a repaired board file an "
+                                                           "interrupted repair leaves) is not one: kept as "), lines
+            assert lines[0].endswith("; the board file is opened as it is")
+    finally:
+        board.close()

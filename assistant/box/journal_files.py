@@ -114,23 +114,23 @@ def private_file(path):
         pass  # not ours to change (another owner, a read-only card): reading it still works
 
 
-def finish_recovery(path, tables=("meta", "matches", "actions")):
+def finish_recovery(path, tables=("meta", "matches", "actions"), what="journal"):
     """A power cut between writing the repaired journal and putting it in place leaves it under
     its temporary name (``.recovered``, made only once it is whole and synced): put it in place
     now. Whatever of the damaged files is still under the journal's name is set aside first
     (never deleted: it may be the only copy). A ``.recovered`` that is not a whole journal (junk,
     a folder, damaged since) is set aside instead and the journal left to open as it is: before,
     it took the journal's place, and a sound journal of 870 actions became "0 recovered, 870
-    lost". Returns the words for that, or None. ``tables``: those a whole file holds (the club
-    board's file is repaired the same way: club/store_repair.py)."""
+    lost". Returns the words for that, or None. ``tables``: those a whole file holds, ``what``: its
+    name in the words (the club board's file is repaired the same way: club/store_repair.py)."""
     ready = path + AFTER_RECOVERY
     if not os.path.lexists(ready):
         return None
     if not _whole_journal(ready, tables):
         aside = _aside_name(path) + AFTER_RECOVERY
         os.replace(ready, aside)
-        return (f"{os.path.basename(ready)} (a repaired journal an interrupted repair leaves) is not "
-                f"one: kept as {os.path.basename(aside)}; the journal is opened as it is")
+        return (f"{os.path.basename(ready)} (a repaired {what} an interrupted repair leaves) is not "
+                f"one: kept as {os.path.basename(aside)}; the {what} is opened as it is")
     if any(os.path.lexists(path + s) for s in ("", "-wal", "-shm")):
         _move_aside(path)
     os.replace(ready, path)

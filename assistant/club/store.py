@@ -54,7 +54,7 @@ class BoardFile:
         # for ever (SQLite reads a -journal to see whether to roll it back), a folder there refused it
         if odd := move_odd_aside(path, "the board's file"):
             log.warning("board: %s", odd)
-        if unusable := finish_recovery(path, ("events", "clocks", "matches")):  # a repair a power cut ended
+        if unusable := finish_recovery(path, ("events", "clocks", "matches"), "board file"):  # a repair a power cut ended
             log.warning("board: %s", unusable)
         if repaired := repair(path, create):  # damaged: set aside, what reads back kept (store_repair.py)
             log.warning("board: %s", repaired)
