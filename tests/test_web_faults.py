@@ -131,3 +131,23 @@ def test_a_journal_from_a_newer_version_is_said_on_every_page_not_only_on_now(tm
         err = web.stop()
     lines = err.splitlines()
     assert len(lines) == 2 and "newer card-assistant" in lines[1] and "Traceback" not in err, err
+
+
+def test_a_request_line_without_a_version_gets_a_refusal_with_headers_not_the_bare_page(tmp_path):
+    """Fault (attacker on inputs): 'GET /' with no HTTP version is HTTP/0.9, whose answer the
+    standard library sends as the body alone, without the page's security headers. It is
+    refused with a status line and headers, like any bad request."""
+    write_journal(tmp_path)
+    web = Web(tmp_path)
+    try:
+        s = socket.create_connection(("127.0.0.1", web.port), timeout=30)
+        s.sendall(b"GET /\r\n\r\n")
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+        s.close()
+        assert re.match(rb"HTTP/1\.[01] 400 ", answer), answer[:80]
+        assert b"<html" not in answer.lower()
+        assert web.get("/")[0] == 200  # the page goes on serving
+    finally:
+        web.stop()

@@ -64,6 +64,15 @@ class PlainErrors(BaseHTTPRequestHandler):
         self._deadline = _Deadline(self.connection, self.timeout)
         self.rfile = io.BufferedReader(self._deadline)
 
+    def parse_request(self):
+        if not super().parse_request():
+            return False
+        if self.request_version == "HTTP/0.9":  # its answer is the body alone: no security headers
+            self.request_version, self.close_connection = "HTTP/1.0", True
+            self.send_error(400, "HTTP/0.9 is not served: send HTTP/1.0 or later")
+            return False
+        return True
+
     def handle_one_request(self):
         self._deadline.deadline = time.monotonic() + self.request_time
         try:
