@@ -63,7 +63,15 @@ def test_n4_hidden_trump_never_named():
     assert "7D" not in msg and "out of play" in msg
     m2 = replay("flip JS\nbid 16\nbid 17\npass\npass\nbid 18\npass\nhand P2 JH 9H AH 10H KD QD 8D 7D")
     msg = refused(m2, "trump 7C")
-    assert "7C" not in msg and "not in P2's hand" in msg
+    assert msg == "P2 does not hold that card"
+
+
+def test_n4_a_trump_card_of_another_known_hand_is_refused_in_the_not_held_words():
+    """Fault (docs/rules.md, At the table: a tap of a card in another player's known hand is
+    refused in the words for any card the player does not hold): the bidder laying face down a
+    card of P3's scanned hand was told "that card is known to be in another hand"."""
+    m = replay("flip JS\nhand P3 JD 9D AD 10D KC QC 8C 7C\nbid 16\nbid 17\npass\npass\nbid 18\npass")
+    assert refused(m, "trump JD") == "P2 does not hold that card"
 
 
 def test_n4_n7_the_face_down_card_is_asked_of_the_engine_not_read_from_its_privates():

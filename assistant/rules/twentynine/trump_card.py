@@ -1,7 +1,7 @@
 """N4 The trump card, set face down or the seventh card; N5 the call for trump; N7 the reveal.
 
 While trump is hidden no message names the face-down card or its suit."""
-from assistant.rules.game import Refused
+from assistant.rules.game import Refused, not_held_words
 from assistant.rules.twentynine.pack import BIT, PLAY, SUIT_MASK, TRUMP_CARD, suit_words
 
 
@@ -46,9 +46,9 @@ class TrumpCard:
         bit = BIT[c]
         if self.given[s]:
             if not self.known[s] & bit:
-                raise Refused("not-held", f"that card is not in {self.name(s)}'s hand")
-        elif self._elsewhere(s, bit):
-            raise Refused("card-elsewhere", "that card is known to be in another hand")
+                raise Refused("not-held", not_held_words(self.name(s)))
+        elif self._elsewhere(s, bit):  # the words for any card not held (docs/rules.md, At the table)
+            raise Refused("card-elsewhere", not_held_words(self.name(s)))
 
     def _do_call(self, a):
         self._expect(PLAY, what="a call for trump")
