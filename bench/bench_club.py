@@ -8,6 +8,7 @@ and the board's memory for a club night and for one table's password sending mat
     CLUB_TABLES=none CLUB_MEMORY_FROM=1 python3 dev.py bench club   # its attacks only (not the night)
     CLUB_TABLES=none CLUB_MEMORY_FROM=3 python3 dev.py bench club   # a refused match, then the season (club_season.py)
     CLUB_SEASON=30x20x2 ...                                          # its nights x tables x matches; none: skip it
+    CLUB_STORE=no ...                                                # skip the store's commit (below)
 
 Memory (club_memory.py): the board in this process, fed a club night's events (40 tables of 30
 matches, real matches the bots played, each table's renumbered) and, on a fresh board, one table's
@@ -15,6 +16,10 @@ matches, real matches the bots played, each table's renumbered) and, on a fresh 
 Season (club_season.py): the board started on a season's file, every night in memory (as before)
 and the current night only (this board): start-up seconds and resident memory, and its pages.
 
+Store: one event stored in the board's file (store.BoardFile.add, 500 events, median and p99), with
+the commit synced (synchronous=FULL: the board acknowledges an event to the broker once stored, so
+a power cut must not take it back) side by side with synchronous=NORMAL (a killed process keeps the
+commit, a power cut may not), on the disk the bench runs from.
 Each run is ``card-assistant sim --club`` (assistant/club/club_sim.py): a private Mosquitto, the
 board as its own process and N boxes whose bots play at a fast pace (club_sim.PACE between two
 actions at a table) in one process. Printed per run: events published and stored, lost and
@@ -24,14 +29,40 @@ latency from the box's journal commit to the board's commit (p50, p99) and the b
 and board killed with SIGKILL, connections dropped, a box's Wi-Fi off for a while).
 """
 import os
+import statistics
 import sys
 import tempfile
+import time
+from pathlib import Path
 
 from assistant.club.club_sim import PACE, run_club
 
 
+def store_commit():
+    from assistant.club import store
+    print("the board storing one event (500 events):")
+    medians = {}
+    for mode in ("NORMAL", "FULL", "NORMAL", "FULL"):
+        store.SYNCHRONOUS = mode
+        with tempfile.TemporaryDirectory(dir=Path(__file__).resolve().parent.parent) as folder:
+            board = store.BoardFile(os.path.join(folder, "board.sqlite3"))
+            times = []
+            for n in range(1, 501):
+                t = time.perf_counter()
+                board.add("t1", "journal", 1, n, '{"a": "play 9H"}', 0.0, float(n))
+                times.append(time.perf_counter() - t)
+            board.db.close()
+        times.sort()
+        medians[mode] = statistics.median(times)
+        print(f"   synchronous={mode:<6} median {medians[mode] * 1000:.2f} ms, p99 {times[494] * 1000:.2f} ms")
+    store.SYNCHRONOUS = "FULL"
+    print(f"   FULL / NORMAL (last runs' medians) {medians['FULL'] / medians['NORMAL']:.1f}")
+
+
 def main():
     from club_memory import memory
+    if os.environ.get("CLUB_STORE") != "no":
+        store_commit()
     from club_season import season
     memory()
     if os.environ.get("CLUB_SEASON") != "none":

@@ -273,3 +273,17 @@ def test_a_repair_of_the_board_file_cut_by_a_power_cut_is_finished_at_the_next_s
             assert lines[0].endswith("; the board file is opened as it is")
     finally:
         board.close()
+
+
+def test_an_event_the_board_acknowledged_is_synced_to_the_card_before(tmp_path):
+    """Fault (attacker on disk): the board acknowledges an event once its file has it, and the
+    broker forgets it; with synchronous=NORMAL the commit was not synced, so a power cut took back
+    events already acknowledged. No test here can cut the power; this checks the setting a power
+    cut depends on, on the board's own connection (as tests/test_journal.py does the box's)."""
+    from assistant.club.store import BoardFile
+    board = BoardFile(str(tmp_path / "board.sqlite3"))
+    try:
+        assert board.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert board.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        board.db.close()

@@ -39,6 +39,12 @@ BY_NIGHT = ("CREATE INDEX IF NOT EXISTS matches_by_night ON matches (json_extrac
 OLDER = "events_before_journals"  # an older board's table, while it is carried over
 
 
+# An event is acknowledged to the broker once stored (board_run.py), and then the broker forgets
+# it: a commit must outlive a power cut, not only a killed process (NORMAL's WAL commits are not
+# synced, so a power cut took the last ones back after they were acknowledged). bench club measures both.
+SYNCHRONOUS = "FULL"
+
+
 def create(db):
     """The tables of a new board file."""
     for sql in (SCHEMA, CLOCKS, MATCHES, BY_JOURNAL):
@@ -60,7 +66,7 @@ class BoardFile:
             log.warning("board: %s", repaired)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process keeps every commit
+        self.db.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             columns = [r[1] for r in self.db.execute("PRAGMA table_info(events)")]
