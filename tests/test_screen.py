@@ -81,6 +81,9 @@ CASES = {
     "29-play-revealed": View(**N, phase="play", prompt="P1 to play", score=(-2, 0), dealer=0,
                              turn=0, trump=2, bidder=3, bid=25, target=29, points=(15, 13), trick_no=8,
                              extra=("pair P2",)),
+    "29-pair-and-accused": View(**N, phase="play", prompt="P1 to play", score=(-2, 0), dealer=0,
+                                turn=0, trump=2, bidder=3, bid=25, target=29, points=(15, 13), trick_no=8,
+                                extra=("pair P2", "accused P4")),
     "29-last-trick": View(**N, phase="play", prompt="P4 takes trick 1", score=(0, 0), dealer=0, turn=3,
                           trump=1, bidder=1, bid=20, double=4, points=(0, 3), trick_no=1,
                           trick=((1, C("JS")), (2, C("7S")), (3, C("7H")), (0, C("8S")))),
@@ -273,3 +276,20 @@ def _preview(out):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--preview":
         _preview(sys.argv[2])
+
+
+def test_the_notes_are_kept_apart_not_run_together_into_one_sentence():
+    """Fault (newcomer at the simulator): the details line ran the notes together, "pair P2
+    accused P4", which reads as P2 accusing P4; P2 had declared the pair and P4 was accused."""
+    from assistant.box.screen import W, detail_texts, text_width
+    assert detail_texts(CASES["29-pair-and-accused"])[1][1] == "pair P2, accused P4"
+    # drawn beside the points they ran over them ("Pts 15-13" under "pair P2"); with players'
+    # names and the reader gone, off the screen's left edge: the notes win the line, the pair's
+    # note goes first when even the line is too short
+    long = View(game="twenty-nine", seats=("Alexa.", "Barth.", "Carol", "Dev"), phase="play",
+                prompt="Alexa. to play", score=(0, 0), dealer=0, turn=0, trump=2, bidder=3, bid=25,
+                target=29, points=(15, 13), trick_no=8, extra=("pair Barth.", "accused Dev", "no reader"))
+    for view in (CASES["29-pair-and-accused"], long, CASES["29-play-revealed"], CASES["towers-accused"]):
+        left, right = detail_texts(view)[1]
+        assert text_width(left) + (text_width(" ") if left else 0) + text_width(right) <= W, (left, right)
+    assert detail_texts(long)[1] == ("", "accused Dev, no reader")

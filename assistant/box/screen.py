@@ -243,8 +243,20 @@ def detail_texts(view):
         left2 = "Pts " + "-".join(map(str, view.points)) if view.points else ""
         right2 = f"Trick {view.trick_no}" if view.trick_no else ""
     if view.extra:
-        right2 = " ".join(view.extra)
+        right2 = _notes(view.extra)
+        if text_width(left2) + text_width(" ") + text_width(right2) > W:  # the notes win the line
+            left2 = ""
     return (left1, right1), (left2, right2)
+
+
+def _notes(extra):
+    """The public notes on one line, kept apart ("pair P2 accused P4" read as P2 accusing P4).
+    With no room for all of them, the pair's goes first (its target is on the bid's line), then
+    the oldest: drawn whole, they ran over the points and off the screen's left edge."""
+    notes = list(extra)
+    while len(notes) > 1 and text_width(", ".join(notes)) > W:
+        notes.remove(next((n for n in notes if n.startswith("pair ")), notes[0]))
+    return ", ".join(notes)
 
 
 def _names(img, view):
