@@ -48,13 +48,14 @@ def test_an_undone_claim_names_the_side_that_claimed_not_one_player(tmp_path):
     """Fault: the menu offers "Claim: P3's renege" to the wronged side (the box cannot tell which
     partner pressed), yet hold Back then said "Undone: claim P2", in the journal's words, naming a
     player who may not have claimed; an undone accusation said "Undone: accuse P3". Now the words
-    are "Undone: P2+P4's claim" and "Undone: the accusation of P3"."""
+    are "Undone: P2+P4's claim" and "Undone: accusing P3" (the review found "the accusation of
+    P3", the first words, read as P3 accusing)."""
     out = piped(["sim", "--game", "twenty-nine", "--state-dir", tmp_path],
                 RENEGE + "m\nd\nd\n\nu\nm\nd\nd\nd\nd\nd\nd\n\nu\nq\n")
     said = screen_lines(out)
     assert any(s.startswith("hand-over: Claim: P3's renege / P2+P4 +1") for s in said), said[-12:]
     assert "play: Undone: P2+P4's claim" in said, said[-12:]
-    assert "play: Undone: the accusation of P3" in said, said[-6:]
+    assert "play: Undone: accusing P3" in said, said[-6:]
     assert not any("Undone: claim" in s or "Undone: accuse" in s for s in said)
 
 

@@ -82,7 +82,7 @@ def undone_words(action, actor, seats, desk=None):
     if k == "claim" and action.seat is not None and desk is not None:  # the side claims, not a player
         return f"Undone: {desk.side_name(seats, desk.side_of(action.seat))}'s claim"
     if k == "accuse" and action.seat is not None:
-        return f"Undone: the accusation of {seats[action.seat]}"
+        return f"Undone: accusing {seats[action.seat]}"  # "the accusation of P3" read as P3 accusing
     if k == "play" and who:
         return f"Undone: {who}'s {card_label(action.cards[0])}"
     if k == "flip":
