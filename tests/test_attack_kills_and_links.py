@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_state_lock import cli, start_box
+from test_state_lock import cli, second_boxes, start_box
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,14 +22,10 @@ def test_a_second_box_on_a_hard_link_of_a_running_boxs_journal_is_refused_in_one
     try:
         b.mkdir(mode=0o700)
         os.link(a / "journal.sqlite3", b / "journal.sqlite3")
-        config = str(tmp_path / "config.toml")
-        for args in (("run", "--config", config), ("sim", "--bots", "--matches", "1")):
-            got = cli(*args, "--state-dir", str(b))
-            lines = got.stderr.strip().splitlines()
-            assert got.returncode == 1 and len(lines) == 1, got.stderr
+        for line in second_boxes(tmp_path, b):
             assert f"{b / 'journal.sqlite3'} is the journal of another card-assistant running now, in another " \
-                "folder (one file under two names: a hard link): quit that one first" in lines[0], lines
-            assert sorted(p.name for p in b.iterdir()) == ["box.lock", "journal.sqlite3"]
+                "folder (one file under two names: a hard link): quit that one first" in line, line
+        assert sorted(p.name for p in b.iterdir()) == ["box.lock", "journal.sqlite3"]
     finally:
         first.terminate()
         first.wait(30)

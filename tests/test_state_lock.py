@@ -23,6 +23,18 @@ def cli(*args, **kw):
                           text=True, timeout=HANG, stdin=subprocess.DEVNULL, **kw)
 
 
+def second_boxes(tmp_path, state):
+    """`run` and `sim --bots` started on ``state`` beside a running box: each one's one line on
+    standard error (each must fail with exactly one, no traceback)."""
+    said = []
+    for args in (("run", "--config", str(tmp_path / "config.toml")), ("sim", "--bots", "--matches", "1")):
+        got = cli(*args, "--state-dir", str(state))
+        lines = got.stderr.strip().splitlines()
+        assert got.returncode == 1 and len(lines) == 1 and "Traceback" not in got.stderr, got.stderr
+        said.append(lines[0])
+    return said
+
+
 def start_box(tmp_path, state):
     """The real daemon on ``state``, up (READY=1 sent): the process."""
     config = tmp_path / "config.toml"
@@ -51,13 +63,9 @@ def test_a_second_run_or_sim_on_a_folder_a_box_runs_on_is_refused_naming_it(tmp_
     first = start_box(tmp_path, state)
     try:
         before = {p.name: p.read_bytes() for p in state.iterdir() if p.is_file() and "-shm" not in p.name}
-        config = str(tmp_path / "config.toml")
-        for args in (("run", "--config", config), ("sim", "--bots", "--matches", "1")):
-            got = cli(*args, "--state-dir", str(state))
-            lines = got.stderr.strip().splitlines()
-            assert got.returncode == 1 and len(lines) == 1, got.stderr
+        for line in second_boxes(tmp_path, state):
             assert f"{state} is in use by another card-assistant (run, process {first.pid}): quit that one first" \
-                   in lines[0] and "Traceback" not in got.stderr
+                   in line
         after = {p.name: p.read_bytes() for p in state.iterdir() if p.is_file() and "-shm" not in p.name}
         assert after == before
         got = cli("export", "--all", "--state-dir", str(state), str(tmp_path / "out"))  # a reader: no lock
