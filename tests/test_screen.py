@@ -281,8 +281,9 @@ if __name__ == "__main__":
 def test_the_notes_are_kept_apart_not_run_together_into_one_sentence():
     """Fault (newcomer at the simulator): the details line ran the notes together, "pair P2
     accused P4", which reads as P2 accusing P4; P2 had declared the pair and P4 was accused."""
-    from assistant.box.screen import W, detail_texts, text_width
-    assert detail_texts(CASES["29-pair-and-accused"])[1][1] == "pair P2, accused P4"
+    from assistant.box.screen import W, drawn_details, text_width
+    from assistant.sim.keyboard import table_words
+    assert drawn_details(CASES["29-pair-and-accused"])[1][1] == "pair P2, accused P4"
     # drawn beside the points they ran over them ("Pts 15-13" under "pair P2"); with players'
     # names and the reader gone, off the screen's left edge: the notes win the line, the pair's
     # note goes first when even the line is too short
@@ -290,6 +291,9 @@ def test_the_notes_are_kept_apart_not_run_together_into_one_sentence():
                 prompt="Alexa. to play", score=(0, 0), dealer=0, turn=0, trump=2, bidder=3, bid=25,
                 target=29, points=(15, 13), trick_no=8, extra=("pair Barth.", "accused Dev", "no reader"))
     for view in (CASES["29-pair-and-accused"], long, CASES["29-play-revealed"], CASES["towers-accused"]):
-        left, right = detail_texts(view)[1]
+        left, right = drawn_details(view)[1]
         assert text_width(left) + (text_width(" ") if left else 0) + text_width(right) <= W, (left, right)
-    assert detail_texts(long)[1] == ("", "accused Dev, no reader")
+    assert drawn_details(long)[1] == ("", "accused Dev, no reader")
+    # the terminal's line has the room: the points and every note stay there (second read: the
+    # screen's fitting had taken the points off the sim's line too)
+    assert "Pts 15-13 | pair Barth., accused Dev, no reader" in table_words(long)

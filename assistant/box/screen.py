@@ -208,10 +208,10 @@ def _header(img, view):
 
 def _details(img, view, first=()):
     """Two small lines: dealer and hand size / bid; bidder and for 2 / tricks or points; the
-    public notes (pair, accused, no reader) take the place of the trick number. Each line of
-    ``first`` (the flip's prompt, before any dealer) takes a whole line whose left half is free
-    (bold where it fits); without room for them, they take both pages and the details go."""
-    rows, lines, prompt = list(detail_texts(view)), list(first), set()
+    public notes take the place of the trick number (drawn_details). Each line of ``first`` (the
+    flip's prompt, before any dealer) takes a whole line whose left half is free (bold where it
+    fits); without room for them, they take both pages and the details go."""
+    rows, lines, prompt = drawn_details(view), list(first), set()
     for k, (left, right) in enumerate(rows):
         if lines and not left:
             rows[k] = (lines.pop(0), "")
@@ -242,17 +242,27 @@ def detail_texts(view):
             right1 = f"{who} {view.bid}{target}" + (f" ×{view.double}" if view.double > 1 else "")
         left2 = "Pts " + "-".join(map(str, view.points)) if view.points else ""
         right2 = f"Trick {view.trick_no}" if view.trick_no else ""
+    if view.extra:  # each its own: "pair P2 accused P4" read as P2 accusing P4
+        right2 = ", ".join(view.extra)
+    return (left1, right1), (left2, right2)
+
+
+def drawn_details(view):
+    """The details' two lines as the screen draws them: the public notes (pair, accused, no
+    reader) fitted to its width, and the points left out when the notes need the whole line
+    (the terminal's line has the room for both: detail_texts)."""
+    (left1, right1), (left2, right2) = detail_texts(view)
     if view.extra:
         right2 = _notes(view.extra)
         if text_width(left2) + text_width(" ") + text_width(right2) > W:  # the notes win the line
             left2 = ""
-    return (left1, right1), (left2, right2)
+    return [(left1, right1), (left2, right2)]
 
 
 def _notes(extra):
-    """The public notes on one line, kept apart ("pair P2 accused P4" read as P2 accusing P4).
-    With no room for all of them, the pair's goes first (its target is on the bid's line), then
-    the oldest: drawn whole, they ran over the points and off the screen's left edge."""
+    """The public notes on the screen's line: with no room for all of them, the pair's goes first
+    (its target is on the bid's line), then the oldest: drawn whole, they ran over the points and
+    off the screen's left edge."""
     notes = list(extra)
     while len(notes) > 1 and text_width(", ".join(notes)) > W:
         notes.remove(next((n for n in notes if n.startswith("pair ")), notes[0]))

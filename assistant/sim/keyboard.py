@@ -47,8 +47,6 @@ def table_words(view):
         parts.append("trump face down")
     if view.phase != "flip":
         (left1, right1), (left2, right2) = detail_texts(view)
-        if view.extra:  # each its own: "pair P2, accused P4" (run together, P2 seemed to accuse P4)
-            right2 = ", ".join(view.extra)
         parts += [t for t in (left1, right1, left2, right2) if t]
     if view.up_card is not None and view.phase in ("upcard", "trump1", "discard"):
         parts.append(f"up-card {card_label(view.up_card)}")
