@@ -40,7 +40,6 @@ class App:
         self.repolls = 0  # polls of one pad in a row, for a card being laid on it
         self.polls = 0
         self.settled = False
-        self.started_ms = None
         self.last_beat = None
         self.up_s, self.up_ms = 0, 0  # uptime, summed beat by beat (see tick)
 
@@ -67,19 +66,18 @@ class App:
         if status != mfrc522.ERROR_:
             if self.failed[i] >= FAILING_AFTER:
                 self.versions[i] = self.readers[i].version()
-                self.failed[i] = 0
+                self.failed[i] = 0  # before the STATUS: it says missing while the count is high
                 self.send_status(i)
             self.failed[i] = 0
             return
         self.failed[i] += 1
-        if self.failed[i] < FAILING_AFTER:
-            return
+        if self.failed[i] != FAILING_AFTER:
+            return  # looked at once, at the FAILING_AFTER-th failure in a row
         version = self.readers[i].version()
         if version in (0x00, 0xFF):
-            if self.failed[i] == FAILING_AFTER:
-                self.versions[i] = version
-                self.send_status(i)
-        elif self.failed[i] == FAILING_AFTER:
+            self.versions[i] = version
+            self.send_status(i)
+        else:
             self.failed[i] = 0
             self.readers[i].init()
 
@@ -97,7 +95,7 @@ class App:
             self.pads[0].gone_after if self.pads else 0))
         for i in range(len(self.readers)):
             self.send_status(i)
-        self.started_ms = self.last_beat = now_ms
+        self.last_beat = now_ms
         if not self.live:
             self.settled = True
 

@@ -2,13 +2,8 @@
 hard link), and processes killed mid-write. Real processes, real files, real locks; each test
 names the fault and what the box did before."""
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 from test_state_lock import cli, second_boxes, start_box
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_second_box_on_a_hard_link_of_a_running_boxs_journal_is_refused_in_one_line(tmp_path):

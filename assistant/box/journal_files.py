@@ -139,7 +139,7 @@ def finish_recovery(path, tables=("meta", "matches", "actions"), what="journal")
 
 
 def _whole_journal(path, tables):
-    """A regular file that SQLite reads whole, holding the journal's tables."""
+    """A regular file that SQLite reads whole, holding ``tables``."""
     import sqlite3
     if os.path.islink(path) or not os.path.isfile(path):
         return False

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from assistant.rules.cards import CardError, parse_card
 from assistant.box.deck import DeckError, load_deck, normal_uid
-from assistant.rules.scenario import ACTIONS, seat_index
+from assistant.rules.scenario import ACTIONS
 
 FILE = "players.txt"
 HEADER = "# card-assistant players: tag UID, then the player's name. Written by `card-assistant players`.\n"
@@ -44,7 +44,7 @@ def check_name(name, players=None, keep=None):
     if not _NAME.fullmatch(name or ""):
         raise PlayersError(f"{name[:40]!r} cannot name a player: one word of 1 to 12 letters (A to Z, "
                            f"no accents), digits, - or _, starting with a letter")
-    if seat_index(name, ("P1", "P2", "P3", "P4")) is not None:
+    if GUEST.fullmatch(name):
         raise PlayersError(f"{name!r} is a seat's own name (guests are P1 to P4): choose another")
     if name.lower() in ACTIONS:
         raise PlayersError(f"{name!r} is an action word of the scenario format: choose another")

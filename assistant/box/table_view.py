@@ -75,12 +75,12 @@ def accusation_words(table, b, seat):
     return f"Accusing {names[seat]} has no effect: no renege by {names[seat]} proven this {d.HAND}"
 
 
-def undone_words(action, actor, seats, desk=None):
-    """What an undo took back, in words that name only public cards."""
+def undone_words(action, actor, seats, d):
+    """What an undo took back, in words that name only public cards (``d``: the game's desk)."""
     who = seats[actor] if actor is not None else None
     k = action.kind
-    if k == "claim" and action.seat is not None and desk is not None:  # the side claims, not a player
-        return f"Undone: {desk.side_name(seats, desk.side_of(action.seat))}'s claim"
+    if k == "claim" and action.seat is not None:  # the side claims, not a player
+        return f"Undone: {d.side_name(seats, d.side_of(action.seat))}'s claim"
     if k == "accuse" and action.seat is not None:
         return f"Undone: accusing {seats[action.seat]}"  # "the accusation of P3" read as P3 accusing
     if k == "play" and who:

@@ -16,7 +16,7 @@ import time
 
 from assistant.rules.match import engine_class
 from assistant.sim.bot_resume import ResumeBot
-from assistant.box.table_view import choices_for, desk, hand_open
+from assistant.box.table_view import choices_for, hand_open
 
 MENU_KINDS = ("claim", "accuse", "finish", "double", "redouble", "pair", "undo")
 # the bot of each game, as rules.match.ENGINES names its engine (imported when first used)
@@ -221,7 +221,7 @@ def resume_words(match, matches):
     e = match.engine
     score = " - ".join(f"{e.side_name(side)} {v}" for side, v in enumerate(match.state()["score"]))
     hand = e.hand_no + (0 if e.hand_open else 1)  # (a hand being dealt or scanned is the next one)
-    word = desk(match.game).HAND  # a Twenty-Nine hand is a round, as its screen and rules say
+    word = e.hand_word  # a Twenty-Nine hand is a round, as its screen and rules say
     where = "the flip for the first dealer" if e.phase == "flip" else f"{word} {hand}, {score}"
     rest = f"; it counts as the first of the {matches} matches" if matches > 1 else ""
     return (f"a {e.title} match is in play in this state folder ({where}): the bots finish it before "

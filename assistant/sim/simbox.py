@@ -59,9 +59,9 @@ class SimBox:
         if _loaded(load_deck, self.state_dir / "deck.txt") != deck:
             save_deck(deck, self.state_dir / "deck.txt")
             os.chmod(self.state_dir / "deck.txt", 0o600)
+        from assistant.box.players import FILE, PlayersError, load_players, save_players
         self.players = {}  # uid -> name: each --player gets a tag (type the name to tap it)
         if players:
-            from assistant.box.players import FILE, load_players, save_players
             self.players = load_players(self.state_dir)
             before = dict(self.players)
             for name in players:
@@ -70,13 +70,12 @@ class SimBox:
             if self.players != before or not (self.state_dir / FILE).exists():
                 save_players(self.players, self.state_dir)
                 os.chmod(self.state_dir / FILE, 0o600)
-        self.tags = dict(self.players)  # every tag the box knows, typed by name at the keyboard
-        if not players:  # the players a folder keeps (an earlier --player, `players add`, a rename)
-            from assistant.box.players import PlayersError, load_players
+            self.tags = dict(self.players)  # every tag the box knows, typed by name at the keyboard
+        else:  # the players a folder keeps (an earlier --player, `players add`, a rename)
             try:
                 self.tags = load_players(self.state_dir)
             except PlayersError:  # the box says why in its log line and seats guests
-                pass
+                self.tags = {}
         link_dir = self.state_dir  # a read-only state folder: the pty's link goes elsewhere
         if not os.access(self.state_dir, os.W_OK):
             link_dir = Path(tempfile.mkdtemp(prefix="card-assistant-sim-reader-"))
