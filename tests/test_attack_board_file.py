@@ -287,3 +287,41 @@ def test_an_event_the_board_acknowledged_is_synced_to_the_card_before(tmp_path):
         assert board.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         board.db.close()
+
+
+def test_a_full_disk_at_the_tidy_is_said_once_and_does_not_stop_the_board(tmp_path):
+    """Fault (second read of the board's full-disk fix): the tidy that puts older nights away
+    every 5 s wrote to the file outside any guard, and the board's loop had none round it: on a
+    full disk its SQLITE_FULL ended `card-assistant board`, on the very fault the board had just
+    learnt to live with for events. Now the loop's tidy says it once, goes on, and says when it
+    can put them away again."""
+    from test_attack_files_and_kills import _on_a_full_card
+    got = _on_a_full_card(tmp_path, {}, (
+        "import logging, os, shutil, sqlite3, tempfile\n"
+        "from pathlib import Path\n"
+        "from test_club import bot_table, deliver, play\n"
+        "from assistant.club.board import Board\n"
+        "from assistant.club.board_run import tidy\n"
+        "from assistant.repeated import Repeated\n"
+        "logging.basicConfig(level=logging.INFO, format='%(message)s')\n"
+        "board = Board(tempfile.mkdtemp() + '/b.sqlite3', 'c')\n"  # filled elsewhere: its -wal outgrows the card
+        "j, t, bot = bot_table(Path(tempfile.mkdtemp()), 'towers', 11, name='t1')\n"
+        "for _ in range(2):\n    play(t, bot, 'towers', ('Ann', 'Bob'))\n"
+        "deliver(board, j)\n"
+        "board.close()\n"
+        "shutil.copyfile(board.file.path, STATE + '/b.sqlite3')\n"
+        "board = Board(STATE + '/b.sqlite3', 'c')\n"
+        "board.keep = 0\n"  # match 1 is old enough at once; match 2, the table's latest, stays
+        "FILL()\n"
+        "try:\n    board.tidy()\nexcept sqlite3.OperationalError as e:\n    print('the tidy itself raises', e)\n"
+        "stuck = Repeated(logging.getLogger('assistant.club.board'))\n"
+        "for _ in range(3):\n    tidy(board, stuck)\n"
+        "os.remove(STATE + '/fill')\n"
+        "tidy(board, stuck)\n"
+        "print('in memory', len(board.matches))\n"), fill=False)
+    assert "Traceback" not in got.stderr, got.stderr
+    assert got.stdout.splitlines() == ["the tidy itself raises database or disk is full", "in memory 1"], got
+    said = [ln for ln in got.stderr.splitlines() if "older nights" in ln]
+    assert len(said) == 2 and said[0] == "board: older nights cannot be put away now (the disk is full); tried " \
+        "again every 5 s (logged once until it ends)", got.stderr
+    assert said[1].startswith("board: older nights are put away again (after 3 times"), got.stderr

@@ -34,6 +34,7 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
     # two boards of one club (one started by hand beside the service) have one client id: the broker
     # closes one as the other connects, for ever; said once, not twice a flap, and retried every 5 s
     taken = Repeated(log)
+    stuck = Repeated(log)  # the tidy cannot write (a full disk): one line, one when over
     session = {"up": None, "short": 0}  # when the connection began; connections in a row that did not last
 
     def on_connect(c, userdata, flags, reason, properties):
@@ -94,12 +95,25 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
         while not stop.wait(5):
             board.quiet()  # a storm of refused messages that ended is said so, with its count
             steady()
-            board.tidy()  # older nights' matches leave the memory, a few at a time (season.py)
+            tidy(board, stuck)  # older nights' matches leave the memory, a few at a time (season.py)
             unstored.again()  # what the board's file could not take (a full disk) is tried again
     finally:
         server.shutdown()
         client.loop_stop()
         client.disconnect()
+
+
+def tidy(board, stuck):
+    """The board's tidy, which a full disk or a damaged file must not stop: the board goes on
+    serving and storing what it can, says so once (``stuck``: a Repeated), and tries again."""
+    from assistant.club.board import unwritable
+    try:
+        board.tidy()
+    except Exception as e:
+        why = unwritable(e) if isinstance(e, sqlite3.DatabaseError) else type(e).__name__
+        stuck.happened("tidy", f"board: older nights cannot be put away now ({why}); tried again every 5 s")
+    else:
+        stuck.ended("tidy", "board: older nights are put away again")
 
 
 class Unstored:

@@ -15,11 +15,11 @@ from importlib.resources import files
 from urllib.parse import unquote
 
 from assistant.club.nights_page import night_page, nights_page, put_away_match
-from assistant.club.players_page import (GUESTS_NOTE, GUESTS_ONLY, NO_PLAYERS, clash_note, older,  # noqa: F401
-                                         older_records, players_page, season_now, tonight, two_tables_at_once)
-from assistant.club.records import NAV, in_order, moved, of_older_nights, on_board, records, renamed, run_of  # noqa: F401
+from assistant.club.players_page import (NO_PLAYERS, clash_note, older, older_records,  # noqa: F401
+                                         players_page, season_now, tonight, two_tables_at_once)
+from assistant.club.records import NAV, in_order, moved, records, renamed  # noqa: F401
 from assistant.club.standings import club_standings
-from assistant.club.tables_page import SILENT, box_online, club_page, match_link, older_box  # noqa: F401
+from assistant.club.tables_page import box_online, club_page, older_box  # noqa: F401
 from assistant.web import pages
 from assistant.web.serving import HEADERS, PlainErrors, Server
 

@@ -59,7 +59,7 @@ class BoardMatch:
         if n in self.scores:
             self.claimed = self.scores.pop(n)
         simple = not (event.get("hidden") or "revealed" in event or event["line"] == "undo")
-        if self.problem is None and (simple or "revealed" not in event and event["line"] != "undo"):
+        if self.problem is None and "revealed" not in event and event["line"] != "undo":
             # a hidden card, the latest action: its stand-in is what a rebuild would choose (no
             # later action yet), and it changes no earlier one's (it plays no card), so it is applied
             # alone, not by replaying the whole match (once a hand: most of a match's replay work)

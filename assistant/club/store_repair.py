@@ -39,7 +39,8 @@ def damage(path):
     try:
         found = db.execute("PRAGMA quick_check(1)").fetchone()
     except sqlite3.DatabaseError as e:
-        return str(e)[:80] if getattr(e, "sqlite_errorcode", None) in DAMAGED else None
+        # Python gives SQLite's extended code (SQLITE_CORRUPT_INDEX is 779): its low byte is the primary one
+        return str(e)[:80] if (getattr(e, "sqlite_errorcode", 0) & 0xFF) in DAMAGED else None
     finally:
         db.close()
     return None if found == ("ok",) else "damaged pages"
