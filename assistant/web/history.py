@@ -156,7 +156,7 @@ class History:
     def _lines(db, todo):
         """Each match of ``todo``'s lines, in order; at a start (many matches) in one read of the
         table, one match at a time in memory (a year's lines at once were 100 MB)."""
-        if len(todo) <= 50:
+        if len(todo) <= kept.MANY:
             for m in todo:
                 yield [line for (line,) in db.execute("SELECT line FROM actions WHERE match=? ORDER BY seq", (m[0],))]
             return

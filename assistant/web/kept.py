@@ -31,6 +31,7 @@ from assistant.box.stats import Hand, MatchRecord
 log = logging.getLogger("card-assistant.web")
 NAME = "web-records.sqlite3"
 SCHEMA = "CREATE TABLE IF NOT EXISTS records (id INTEGER PRIMARY KEY, key TEXT NOT NULL, record TEXT NOT NULL)"
+MANY = 50  # more matches than this: read the whole table in one pass, not match by match (history.py too)
 _LEFT_OUT = {"note", "finished"}  # set at each read from the journal, not kept
 HAND = tuple(f.name for f in fields(Hand))  # a hand is kept as a list in this order
 _code = None
@@ -97,7 +98,7 @@ class Kept:
             return
         try:
             db = self._open()
-            if len(ids) > 50:
+            if len(ids) > MANY:
                 yield from db.execute("SELECT id, key, record FROM records")
             else:
                 yield from db.execute(f"SELECT id, key, record FROM records WHERE id IN ({','.join('?' * len(ids))})",
