@@ -186,44 +186,40 @@ def write_out(path, text, mode=None):
 
 def own_descriptor(path):
     """The number of this process's open descriptor that ``path`` names (``/dev/stdout``: 1), else
-    None.
+    None (another process's, or no descriptor at all).
 
-    >>> own_descriptor("/dev/stdout"), own_descriptor("/dev/fd/2"), own_descriptor("/tmp/x")
+    >>> own_descriptor("/dev/stdout"), own_descriptor("/dev/fd/2"), own_descriptor("/proc/1/fd/0")
     (1, 2, None)
     """
+    found = _in_a_descriptor_table(path)
+    if found is None or found[0] != os.path.realpath("/proc/self/fd") or not found[1].isdigit():
+        return None
+    return int(found[1])
+
+
+def names_a_descriptor(path):
+    """True when ``path`` leads, through links, into a process's table of open files (``/dev/stdout``,
+    ``/dev/fd/N``, ``/proc/1/fd/N``): a name for whatever that descriptor is open on, which no
+    rename may replace.
+
+    >>> names_a_descriptor("/dev/stdout"), names_a_descriptor("/proc/1/fd/0"), names_a_descriptor("/tmp/x")
+    (True, True, False)
+    """
+    return _in_a_descriptor_table(path) is not None
+
+
+def _in_a_descriptor_table(path):
+    """``(the table's folder, the name in it)`` where ``path`` leads through links into a process's
+    table of open files (``/proc/PID/fd``), else None."""
     path = os.path.abspath(path)
-    mine = os.path.realpath("/proc/self/fd")
     for _ in range(40):  # the kernel's own limit of links in a row
         folder = os.path.realpath(os.path.dirname(path))
-        if folder == mine:
-            name = os.path.basename(path)
-            return int(name) if name.isdigit() else None
+        if folder.startswith("/proc/") and os.path.basename(folder) == "fd":
+            return folder, os.path.basename(path)
         if not os.path.islink(path):
             return None
         path = os.path.join(folder, os.readlink(path))
     return None
-
-
-def names_a_descriptor(path, own=False):
-    """True when ``path`` leads, through links, into a process's table of open files (``/dev/stdout``,
-    ``/dev/fd/N``, ``/proc/1/fd/N``; ``own``: this process's only): a name for whatever that
-    descriptor is open on, which no rename may replace.
-
-    >>> names_a_descriptor("/dev/stdout", own=True), names_a_descriptor("/proc/1/fd/0", own=True)
-    (True, False)
-    >>> names_a_descriptor("/proc/1/fd/0"), names_a_descriptor("/tmp/x")
-    (True, False)
-    """
-    path = os.path.abspath(path)
-    mine = os.path.realpath("/proc/self/fd")
-    for _ in range(40):  # the kernel's own limit of links in a row
-        folder = os.path.realpath(os.path.dirname(path))
-        if folder.startswith("/proc/") and os.path.basename(folder) == "fd":
-            return folder == mine or not own
-        if not os.path.islink(path):
-            return False
-        path = os.path.join(folder, os.readlink(path))
-    return False
 
 
 def read_only_mount(folder):
