@@ -112,7 +112,7 @@ class History:
         for mid, game, seats, options, started in matches:
             rows, is_latest = counts.get(mid, 0), mid == latest
             cached = self._cache.get(mid)
-            if cached is None or cached[:2] != (rows, is_latest):
+            if self._stale(mid, rows, is_latest):
                 if mid not in fresh:  # a row the daemon will set aside at its next start
                     continue
                 cached = self._cache[mid] = (rows, is_latest, fresh[mid])
@@ -123,11 +123,17 @@ class History:
             out.append(rec)
         return out
 
+    def _stale(self, mid, rows, is_latest):
+        """Is the record kept in memory for match ``mid`` missing, or of another count of rows (or
+        made while it was the latest match, or not)?"""
+        cached = self._cache.get(mid)
+        return cached is None or cached[:2] != (rows, is_latest)
+
     def _made_anew(self, db, matches, counts, latest):
         """The records of the matches whose kept one is missing or stale: from the file of kept
         records (web.kept) when its key is the match's, else replayed (and then kept, but for the
         latest match, which changes at every action). A match that cannot be replayed is left out."""
-        todo = [m for m in matches if (self._cache.get(m[0]) or (None, None))[:2] != (counts.get(m[0], 0), m[0] == latest)]
+        todo = [m for m in matches if self._stale(m[0], counts.get(m[0], 0), m[0] == latest)]
         if not todo:
             return {}
         keys = {m[0]: kept.key(m, counts.get(m[0], 0)) for m in todo if m[0] != latest}
