@@ -109,10 +109,7 @@ def _open_file(folder):
             if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 continue  # root's file, a read-only card: read-only, or none
             return None  # none, and none can be made (a full card); a link, a folder
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            return fd
-        os.close(fd)  # a pipe or a device under that name
-        return None
+        return _regular(fd)
     return None
 
 
@@ -133,6 +130,12 @@ def _open_journal(folder):
             return None
     except OSError:
         return None
+    return _regular(fd)
+
+
+def _regular(fd):
+    """``fd`` if it is open on a regular file, else None (and closed): a pipe or a device under
+    the name."""
     if stat.S_ISREG(os.fstat(fd).st_mode):
         return fd
     os.close(fd)
