@@ -29,6 +29,17 @@ def choice_line(options, cursor, who):
     return f"{who} < {label} >" if len(options) > 1 else f"{who}: OK = {label}"
 
 
+def choice_parts(line):
+    """``(who, label)`` of a line ``choice_line`` wrote with the brackets (the OLED's sign that Left
+    and Right change the choice), else None: the web page shows the choice without them.
+
+    >>> choice_parts("Ann for 2? < no >"), choice_parts("Ann to play")
+    (('Ann for 2?', 'no'), None)
+    """
+    who, sep, rest = line.rpartition(" < ")
+    return (who, rest[:-2]) if sep and who and rest.endswith(" >") and len(rest) > 2 else None
+
+
 def failed_words(seats, new):
     """A renege alert: who failed to follow what, at which trick(s) (one card may prove several)."""
     r = new[-1]

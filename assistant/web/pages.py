@@ -8,6 +8,7 @@ from assistant.rules.match import ENGINES, engine_class
 from assistant.box.stats import ABANDONED, FINISHED, IN_PLAY
 from assistant.box.table_view import desk
 from assistant.box.view import ALERT_TITLES
+from assistant.box.words import choice_parts
 from assistant.web.svg import line_chart
 
 NAV = (("/", "Now"), ("/matches", "Matches"), ("/players", "Players"))
@@ -140,6 +141,17 @@ def _details(v):
     return out
 
 
+def prompt_line(line):
+    """A line of the box's prompt; the choice the screen is on (the OLED's ``Ann < Accept >``, its
+    brackets saying that Left and Right change it) as a choice, marked, not as those brackets."""
+    parts = choice_parts(line)
+    if parts is None:
+        return escape(line)
+    who, label = (escape(p) for p in parts)
+    return (f'{who}{"" if who.endswith("?") else ":"} <span class="choice" title="The choice on the box\'s screen now: '
+            f'Left and Right change it, OK takes it">{label}</span>')
+
+
 def board_html(now):
     """The Now board: what the OLED shows, from the View's fields (now.js puts a new one in
     place when /now/board's version changed). An alert is drawn over the table, as on the OLED."""
@@ -179,7 +191,7 @@ def board_html(now):
             + (_card(by_seat[n]) if n in by_seat else '<span class="card empty"></span>') + "</div>"
             for n in v["seats"])
         parts.append(f'<div class="table">{cols}</div>')
-    parts += [f'<p class="prompt">{escape(line)}</p>' for line in v["prompt"]]
+    parts += [f'<p class="prompt">{prompt_line(line)}</p>' for line in v["prompt"]]
     if now.get("source") == "journal" and now.get("stopped"):
         parts.append(f'<p class="quiet">The box stopped being heard at {when(now["stopped"])}: it ended '
                      'without stopping (killed, or the power cut). Rebuilt from the journal, so its '
