@@ -9,7 +9,7 @@ import mfrc522
 import proto
 from presence import CONFLICT, EMPTY, Presence
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1.0: a card answering two polls in three is seen (presence.py)
 FAILING_AFTER = 10  # polls in a row a reader that answered at boot fails before the host is told
 _READING = {mfrc522.NONE: EMPTY, mfrc522.MANY: CONFLICT, mfrc522.ERROR_: None}
 _CHANGE = {"arrive": "ARRIVE %d %s", "remove": "REMOVE %d %s", "conflict": "CONFLICT %d", "clear": "CLEAR %d"}
