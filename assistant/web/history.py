@@ -138,8 +138,8 @@ class History:
             return {}
         keys = {m[0]: kept.key(m, counts.get(m[0], 0)) for m in todo if m[0] != latest}
         out = {}
-        for mid, k, text in self._kept.rows(list(keys)):
-            if keys.get(mid) == k:
+        for mid, sealed, text in self._kept.rows(list(keys)):
+            if mid in keys and isinstance(text, str) and kept.seal(keys[mid], text) == sealed:
                 try:
                     out[mid] = kept.load(text)
                 except Exception:  # a record the file lost part of: replayed

@@ -9,9 +9,12 @@ read-only to it). Each record is kept under a key made of what its replay reads:
 this card-assistant (an upgrade replays again), the match's game, seats, options and start, and
 its rows' count, as the records kept in memory are (History): the box appends a match's rows and
 never rewrites one, so a row set aside, or a journal repaired or restored from a copy, changes the
-key, and that record is replayed, never taken from the file. (A line edited by hand into another
-would not be noticed: whoever can edit the journal can edit this file too. Removing the file
-replays every match at the next start.)
+key, and that record is replayed, never taken from the file. The key is kept sealed with the
+record's own text (``seal``): SQLite keeps no checksum of a page, and a bit a card flipped in a
+record (a score of 5 read as 7) was served as the match's for as long as the file lasted; a
+record that is not the text kept is replayed. (A line edited by hand into another would not be
+noticed: whoever can edit the journal can edit this file too. Removing the file replays every
+match at the next start.)
 The file holds what the pages show (hands' results, scores, proven reneges), never a card.
 
 Whatever goes wrong with the file (a read-only folder, a full disk, a damaged or foreign file,
@@ -52,6 +55,12 @@ def key(match, rows):
     # default=repr: a value of another type (damage: bytes where the box writes text) is keyed too
     text = json.dumps([code(), *match, rows], default=repr)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def seal(key, text):
+    """What the file keeps beside the record ``text`` kept under ``key``: a digest of both, so a
+    record changed on the card (a flipped bit that still reads as JSON) no longer matches its key."""
+    return hashlib.sha256(f"{key}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def dump(rec):
@@ -107,15 +116,16 @@ class Kept:
             self._trouble("read", e)
 
     def put(self, items):
-        """Keep ``[(id, key, record)]``, in one transaction."""
+        """Keep ``[(id, key, record)]``, in one transaction, each key sealed with its record's text."""
         if not items:
             return
         try:
             db = self._open()
             db.execute("BEGIN IMMEDIATE")
             try:
+                texts = [(mid, k, dump(rec)) for mid, k, rec in items]
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?)",
-                               [(mid, k, dump(rec)) for mid, k, rec in items])
+                               [(mid, seal(k, text), text) for mid, k, text in texts])
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
