@@ -4,6 +4,9 @@ import json
 import os
 import sqlite3
 
+import pytest
+
+from assistant.box.config import Config
 from assistant.web import kept
 from assistant.web.history import History
 from test_stats import write_journal
@@ -40,3 +43,38 @@ def test_a_bit_flipped_in_the_web_pages_kept_record_never_shows_a_wrong_score(tm
     flip_a_bit_in_a_kept_score(path)
     recs = History(str(tmp_path)).records()
     assert [(r.score, r.winner, r.state) for r in recs] == [(r.score, r.winner, r.state) for r in replayed(tmp_path)]
+
+
+@pytest.mark.parametrize("left", ["empty", "zeros"])
+def test_players_txt_emptied_by_a_power_cut_after_a_lying_fsync_keeps_the_list_before(tmp_path, capsys, caplog, left):
+    """Fault (a card whose fsync returns before the data is on it, then a power cut just after
+    `players rename`): the rename reached the card and the new file's bytes did not, so
+    players.txt was left empty (or zeros). Empty, it read as no players at all: every player the
+    box knew was gone without a word, the box seated guests and `players list` said "no players
+    yet". Each save keeps the list it replaces as players.txt.previous; a players.txt that is
+    empty or holds zeros is damage, and the list before its last change is used, said in one line
+    (the box's log, the command's error line); the next change writes players.txt whole again."""
+    from assistant.box.daemon import open_table
+    from assistant.box.players import FILE, load_players, main as players_main
+    from test_players import ALEX, ANN, taps
+    d = ["--state-dir", str(tmp_path)]
+    assert players_main(["add", "Ann", *d], events=taps(ANN)) == 0
+    assert players_main(["add", "Bo", *d], events=taps(ALEX)) == 0
+    assert players_main(["rename", "Bo", "Cleo", *d]) == 0
+    path = tmp_path / FILE
+    size = path.stat().st_size
+    path.write_bytes(b"" if left == "empty" else b"\0" * size)  # what the power cut left of it
+    capsys.readouterr()
+    assert players_main(["list", *d]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["Ann  (tag 04AA000000000A)", "Bo  (tag 04AA000000000B)"]
+    assert len(err.splitlines()) == 1 and "players.txt" in err and "previous" in err and "Traceback" not in err
+    caplog.clear()
+    table = open_table(str(tmp_path), {}, Config().game, ("P1", "P2", "centre"))
+    assert table.players == {ANN: "Ann", ALEX: "Bo"}
+    assert [r.getMessage() for r in caplog.records if "players.txt" in r.getMessage()] != []
+    table.journal.close()
+    assert players_main(["rename", "Bo", "Cleo", *d]) == 0  # done again: written whole
+    assert load_players(tmp_path) == {ANN: "Ann", ALEX: "Cleo"}
+    capsys.readouterr()
+    assert players_main(["list", *d]) == 0 and capsys.readouterr().err == ""

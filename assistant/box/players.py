@@ -24,6 +24,7 @@ from assistant.box.deck import DeckError, load_deck, normal_uid
 from assistant.rules.scenario import ACTIONS
 
 FILE = "players.txt"
+PREVIOUS = FILE + ".previous"  # the list before the last change (save_players)
 HEADER = "# card-assistant players: tag UID, then the player's name. Written by `card-assistant players`.\n"
 SHORT = 5  # as the screen's names and details (screen.short_name): one rule for the whole OLED
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,11}")
@@ -81,13 +82,46 @@ def parse_players(text, source=FILE):
     return players
 
 
-def load_players(state_dir):
-    """``{uid: name}`` from the state folder's players file; {} when there is none."""
-    from assistant.textfile import read_text, what_is_at
+def load_players(state_dir, say=None):
+    """``{uid: name}`` from the state folder's players file; {} when there is none. A file a power
+    cut left empty or zeroed (a card whose fsync returned before the data was on it: the rename
+    reached the card, the bytes did not) is no list of no players: the list before its last change
+    (``players.txt.previous``) is used, and ``say`` (or the log) is told so in one line."""
     path = Path(state_dir) / FILE
+    players = _read_players(path)
+    if players is not _DAMAGED:
+        return players
+    previous = _read_players(path.with_name(PREVIOUS), missing=_DAMAGED)
+    if previous is _DAMAGED:
+        raise PlayersError(f"cannot read the players: {path} is {_damage(path)} (a power cut while it was "
+                           f"written?) and there is no {PREVIOUS} beside it: add the players again")
+    words = (f"{path} is {_damage(path)} (a power cut while it was written?): the list as it was before "
+             f"its last change ({PREVIOUS}, {len(previous)} player(s)) is used; the next change writes it whole")
+    if say is None:
+        import logging
+        logging.getLogger("card-assistant").warning("%s", words)
+    else:
+        say(words)
+    return previous
+
+
+_DAMAGED = object()  # what _read_players answers for a file with no list in it (empty, zeros)
+
+
+def _damage(path):
+    try:
+        return "empty" if path.stat().st_size == 0 else "all zero bytes"
+    except OSError:
+        return "unreadable"
+
+
+def _read_players(path, missing=None):
+    """The players of the file ``path``; ``missing`` when there is none; _DAMAGED when it is empty
+    or holds zeros only (``players`` always writes its first line), or PlayersError saying why not."""
+    from assistant.textfile import read_text, what_is_at
     try:
         if what_is_at(path) is None:
-            return {}
+            return {} if missing is None else missing
     except OSError as e:  # a folder it may not read, a name too long
         hint = ": run this as the box's user, or with sudo" if isinstance(e, PermissionError) else ""
         raise PlayersError(f"cannot read the players: {path} cannot be read ({e.strerror}){hint}") from None
@@ -95,14 +129,48 @@ def load_players(state_dir):
         text = read_text(path)
     except ValueError as e:
         raise PlayersError(f"cannot read the players: {e}") from None
-    return parse_players(text, str(path))
+    if not text.strip("\0"):
+        return _DAMAGED
+    try:
+        return parse_players(text, str(path))
+    except PlayersError:
+        if path.name == PREVIOUS:
+            return _DAMAGED
+        raise
 
 
 def save_players(players, state_dir):
-    """Write atomically, so a crash mid-write never leaves half a list."""
+    """Write atomically, so a crash mid-write never leaves half a list; the list it replaces is
+    kept as players.txt.previous (a hard link: no byte written), for a card that loses the new
+    file's bytes in a power cut (load_players)."""
     from assistant.textfile import write_text
+    path = Path(state_dir) / FILE
     lines = sorted(players.items(), key=lambda x: x[1].lower())
-    write_text(Path(state_dir) / FILE, HEADER + "".join(f"{uid} {name}\n" for uid, name in lines))
+    _keep_previous(path)
+    write_text(path, HEADER + "".join(f"{uid} {name}\n" for uid, name in lines))
+
+
+def _keep_previous(path):
+    """Link the list at ``path`` as players.txt.previous, when it is one (never a damaged file over
+    the list a damaged one fell back on); nothing when it cannot be (a file system with no links)."""
+    try:
+        if not isinstance(_read_players(path, missing=_DAMAGED), dict):
+            return
+    except PlayersError:
+        return
+    link = path.with_name(f"{PREVIOUS}.{os.getpid()}.tmp")
+    try:
+        try:
+            os.unlink(link)
+        except FileNotFoundError:
+            pass
+        os.link(path, link, follow_symlinks=False)
+        os.replace(link, path.with_name(PREVIOUS))
+    except OSError:
+        try:
+            os.unlink(link)
+        except OSError:
+            pass
 
 
 class NotSaved(PlayersError):
@@ -165,7 +233,7 @@ def main(argv, events=None):
         from assistant.cli import state_dir_problem
         if state_dir_problem(state_dir):
             raise PlayersError(state_dir_problem(state_dir))
-        players = load_players(state_dir)
+        players = load_players(state_dir, lambda words: print(f"{me}: {words}", file=sys.stderr))
     except (ConfigError, PlayersError) as e:
         print(f"{me}: {e}", file=sys.stderr)
         return 2
