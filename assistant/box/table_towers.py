@@ -112,7 +112,8 @@ def outcome_lines(e, names, replaced):
     out = e.outcome
     award = f"{names[out.side]} +{out.value} tower{'s' if out.value != 1 else ''}" if out.side is not None else ""
     if isinstance(out, Penalty):
-        proven = [r for r in e.book.proven if r.hand == out.hand]
+        # the offender: the seat the penalty went against (D5: the other may hold one proven later)
+        proven = [r for r in e.book.proven if r.hand == out.hand and r.seat != out.side]
         who = names[proven[-1].seat] if proven else "a player"
         first = {"claim": f"Claim: {who}'s renege", "accusation proven": f"Accused {who}: renege proven"
                  }.get(out.why, "False accusation")

@@ -254,7 +254,9 @@ def outcome_lines(e, names, replaced):
 
 
 def _offender(e, names):
-    mine = [r for r in e.book.proven if r.hand == e.hand_no]
+    """Whose renege the penalty settled: one of the side it went against (D5: the other side may
+    hold one proven later in the round)."""
+    mine = [r for r in e.book.proven if r.hand == e.hand_no and SIDE_OF[r.seat] != e.outcome.side]
     return names[mine[-1].seat] if mine else "a"
 
 
