@@ -36,3 +36,38 @@ def test_a_second_penalty_names_the_renege_it_settles_not_the_last_one_proven(tm
     assert table_twentynine.outcome_lines(claimed.engine, names, False)[0] == "Claim: P4's renege"
     accused = replay_lines(lines)
     assert table_twentynine.outcome_lines(accused.engine, names, True)[0] == "Accused P1: renege proven"
+
+
+# Twenty-Nine: P2 deals (J♣), P4 wins at 17 and calls the seventh card (8♦); P3 leads A♠; P2
+# takes it, leads A♥, P3 fails to follow with J♣, and shows 9♥ at the next trick (from
+# test_sim_newcomer3's RENEGE)
+TO_THE_PROOF = "\n\n9H JC\n\n\na\n\na\n\na\n\nd\n\n8D\nAS KS 7S 9S\nAH JC 7H 8H\n"
+
+
+def test_a_renege_proven_by_a_card_typed_before_others_on_one_line_is_said(tmp_path):
+    """T9/N11: the box proves a renege "on the spot (buzzer, LED, and the screen names the
+    player)". Fault: typed with the cards after it on one line (`10H 9H KH`, as a trick is
+    pasted), the card that proved P3's renege raised the alert and the next card cleared it, as
+    the next tap does on the box: the sim never said it, and the renege went unseen unless
+    someone opened the menu and found "Claim: P3's renege"."""
+    out = piped(["sim", "--game", "twenty-nine", "--state-dir", tmp_path], TO_THE_PROOF + "10H 9H KH\nq\n")
+    after = out.split("tapped 8H on pad 1")[1]
+    assert "tapped 9H on pad 3\n  RENEGE: P3 failed to follow ♥ (trick 2)\n  tapped KH on pad 4" in after, after
+    assert "REFUSED" not in after
+
+
+# Twenty-Nine with a deal scan: P4 deals (J♣), P1 bids 16 and lays 9♥ face down; the hands follow
+SCANNED = ("\n\n7S 8S JH JC\n\na\n\na\n\na\n\n9H\n1 JH AH 10H JS 9S AS 10S\n2 KH QH 8H 7H JC 9C AC 10C\n"
+           "3 KS QS 8S 7S JD 9D AD 10D\n")
+
+
+def test_a_card_typed_twice_at_the_end_of_a_scanned_hand_is_not_named(tmp_path):
+    """Fault: P4's hand typed with its last card twice (`4 KC QC 8C 7C KD QD 8D 7D 7D`): the
+    first 7D completed the scan, face down, and the second was a play out of turn, echoed
+    "tapped 7D on pad 4" under the drawing: a card of P4's hand named to the table. A line
+    begun while the screen asks for cards face down names no card the table cannot see."""
+    out = piped(["sim", "--game", "twenty-nine", "--deal-scan", "--state-dir", tmp_path],
+                SCANNED + "4 KC QC 8C 7C KD QD 8D 7D 7D\nq\n")
+    after = out.split("screen: scan: ")[-1]  # from P4's scan on
+    assert "Out of turn: P1 to play" in after, after[-400:]
+    assert "7D" not in after and "7♦" not in after

@@ -27,8 +27,13 @@ def screen_words(view):
     else:
         words = f"{view.phase}: {view.prompt}".replace("\n", " / ")  # the prompt's lines
     if view.alert is not None:
-        words += f" | {ALERT_TITLES[view.alert.kind][0].rstrip('!')}: {view.alert.text}"  # the OLED's title
+        words += f" | {alert_words(view.alert)}"
     return words
+
+
+def alert_words(alert):
+    """An alert under its OLED title: "RENEGE: P3 failed to follow ♥ (trick 2)"."""
+    return f"{ALERT_TITLES[alert.kind][0].rstrip('!')}: {alert.text}"
 
 
 def table_words(view):
@@ -312,17 +317,21 @@ def tap_cards(sim, line):
                 f"its own pad taps on the centre)")
             return
         alert = getattr(sim.table, "alert", None)
-        hiding = sim.box.view.phase in HIDDEN_PHASES
+        # a line begun face down stays so: a card typed twice at the end of a scanned hand is a
+        # play out of turn once the scan is done, and naming it would name a card of that hand
+        hiding = hiding or sim.box.view.phase in HIDDEN_PHASES
         sim.tap(at, card)
         say(f"  tapped {tapped_words(sim.box.view, card, hiding)} on pad {at + 1}")
         now = getattr(sim.table, "alert", None)
-        refused = now is not alert and now is not None and (
-            now.kind in NOT_TAKEN or now.cause in NOT_TAKEN)
+        new = now is not alert and now is not None
+        refused = new and (now.kind in NOT_TAKEN or now.cause in NOT_TAKEN)
         if refused and cards[i + 1:]:
             rest = cards[i + 1:]
             say(f"  refused: {' '.join(map(card_name, rest))} not tapped" if not hiding else
                 f"  refused: the {len(rest)} card{'s' if len(rest) > 1 else ''} after it not tapped")
             return
+        if new and cards[i + 1:]:  # a renege proven: the next tap clears it, as on the box, so say it
+            say(f"  {alert_words(now)}")
 
 
 # the screens that take a card face down: the towers discard, the Twenty-Nine trump card (laid or
