@@ -71,3 +71,22 @@ def test_a_card_typed_twice_at_the_end_of_a_scanned_hand_is_not_named(tmp_path):
     after = out.split("screen: scan: ")[-1]  # from P4's scan on
     assert "Out of turn: P1 to play" in after, after[-400:]
     assert "7D" not in after and "7♦" not in after
+
+
+def test_the_next_rounds_auction_does_not_show_the_last_rounds_pair(tmp_path):
+    """D1: the Twenty-Nine screen clears the last round's trump and points once its result is
+    read, "so that the last round's trump is not taken for the next one during the auction".
+    Fault: its pair stayed: the next auction, until its first bid, read "Deal P3 | pair P3", as
+    if P3 had declared a pair in a round whose trump no one has set (and so on the OLED)."""
+    from test_sim_newcomer import in_terminal
+    # pair=on: P3 calls (trump ♦, the seventh card), takes the trick with 7♦ and declares K♦ Q♦;
+    # P3 then shows ♥ after the call (a renege) and P2+P4 claim it; Enter reads the result
+    keys = (TO_THE_PROOF.split("AH JC")[0] + "AH\nd\n\n7D 7H 8H\nm\nd\nd\nd\nd\n\n"
+            "JS QS 10S 8S\nJH KH QH 10H\nm\nd\nd\n\n\nq\n")
+    out = in_terminal(["sim", "--game", "twenty-nine", "--option", "pair=on", "--state-dir", tmp_path],
+                      keys, columns=60)
+    said = " ".join(out.split())
+    assert "pair P3 screen: play: Pair P3: P2+P4 need 21" in said, said[-1500:]
+    assert "screen: hand-over: Claim: P3's renege / P2+P4 +1" in said
+    last = said.rsplit("table: ", 1)[1]
+    assert last.startswith("P1+P3 0, P2+P4 1 | Deal P3 screen: bidding: P3 deals 4 each"), last

@@ -293,7 +293,7 @@ def fields(table):
     trump = e.trump_suit if e.revealed else (TRUMP_HIDDEN if e.trump_set or e.seventh else None)
     f = dict(score=tuple(e.score), dealer=e.dealer, turn=e.to_act)
     extra = []
-    if e.pair_seat is not None:
+    if e.pair_seat is not None and not between:  # D1: the last round's pair goes with its trump
         extra.append(f"pair {names[e.pair_seat]}")
     if e.book.accusations and e.round_open:
         extra.append("accused " + ",".join(names[a.accused] for a in e.book.accusations))
