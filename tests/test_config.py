@@ -32,7 +32,7 @@ def test_missing_file_means_defaults_and_partial_file_overrides_only_its_keys(tm
 @pytest.mark.parametrize("text, words", [
     ("[display]\nadress = 0x3D\n", "unknown key [display] adress"),
     ("[dispaly]\ndriver = 'sh1106'\n", "unknown section [dispaly]"),
-    ("[pins]\nok = '13'\n", "[pins] ok should be int, not '13'"),  # issue 9: once read "[pins] ok]"
+    ("[pins]\nok = '13'\n", "[pins] ok should be a whole number, not '13'"),  # issue 9: once read "[pins] ok]"
     ("[display]\ndriver = 'ili9341'\n", "driver 'ili9341' is not one of"),
     ("[display]\naddress = 0x80\n", "not a 7-bit I2C address"),
     ("[display]\nrotate = 1\n", "rotate 1 must be 0 or 2"),
@@ -41,7 +41,7 @@ def test_missing_file_means_defaults_and_partial_file_overrides_only_its_keys(tm
     ("[game]\nscoring = 'rubber'\n", "scoring 'rubber' is not one of seed, pagat"),
     ("[game]\ntwo_point_bid = 22\n", "two_point_bid 22"),
     ("[buttons]\nhold_time = 0\n", "hold_time must be above 0"),
-    ("[reader]\nbaud = true\n", "[reader] baud should be int"),
+    ("[reader]\nbaud = true\n", "[reader] baud should be a whole number, not true"),
     ("display = 3\n", "should be a [display] table"),
     ("[display\n", "not valid TOML"),
 ])

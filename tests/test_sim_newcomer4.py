@@ -90,3 +90,21 @@ def test_the_next_rounds_auction_does_not_show_the_last_rounds_pair(tmp_path):
     assert "screen: hand-over: Claim: P3's renege / P2+P4 +1" in said
     last = said.rsplit("table: ", 1)[1]
     assert last.startswith("P1+P3 0, P2+P4 1 | Deal P3 screen: bidding: P3 deals 4 each"), last
+
+
+def test_a_config_value_of_the_wrong_kind_is_said_in_tomls_words_not_pythons(tmp_path):
+    """Fault (an organiser writing a config from the README and hardware/BUILD.md for `sim
+    --config`): `pads = 3` was answered "[table] pads should be tuple, not 3", `baud = true`
+    "should be int, not True", `deal_scan = "yes"` "should be bool": Python's names for its
+    types and values, words a TOML file never uses."""
+    from test_sim_newcomer_table import cli
+    for text, said in (
+            ("[table]\npads = 3\n", '[table] pads should be a list in brackets, like ["P1", "P2", "centre"], not 3'),
+            ("[reader]\nbaud = true\n", "[reader] baud should be a whole number, not true"),
+            ("[table]\ndeal_scan = 'yes'\n", "[table] deal_scan should be true or false, not 'yes'"),
+            ("[game]\ngame = 29\n", "[game] game should be text in quotes, not 29"),
+            ("[buttons]\nhold_time = 'long'\n", "[buttons] hold_time should be a number, not 'long'")):
+        (tmp_path / "c.toml").write_text(text)
+        got = cli("sim", "--config", str(tmp_path / "c.toml"), "--state-dir", str(tmp_path / "s"))
+        assert got.returncode == 2 and said in got.stderr, got.stderr
+        assert "tuple" not in got.stderr and " int" not in got.stderr and "bool" not in got.stderr

@@ -147,8 +147,15 @@ def _check_type(where, key, value, default):
     if want is float and isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{where}: {key} should be a finite number, not {_said(value)}")
     if not ok:
-        raise ConfigError(f"{where}: {key} should be {want.__name__}, not {_said(value)}")
+        raise ConfigError(f"{where}: {key} should be {_kind_words(default)}, not {_said(value)}")
     return value
+
+
+def _kind_words(default):
+    """What a key takes, in a TOML file's words (not Python's tuple, str, int, bool)."""
+    if isinstance(default, tuple):
+        return "a list in brackets, like [" + ", ".join(f'"{v}"' for v in default) + "]"
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text in quotes"}[type(default)]
 
 
 def _validate(cfg, source):
@@ -270,7 +277,7 @@ def host_problem(host):
 
 def _said(value):
     """A value from the file as the one line shows it: its repr, cut short."""
-    text = repr(value)
+    text = ("true" if value else "false") if isinstance(value, bool) else repr(value)  # as TOML writes it
     return text if len(text) <= 60 else text[:60] + "..."
 
 
