@@ -108,3 +108,21 @@ def test_a_config_value_of_the_wrong_kind_is_said_in_tomls_words_not_pythons(tmp
         got = cli("sim", "--config", str(tmp_path / "c.toml"), "--state-dir", str(tmp_path / "s"))
         assert got.returncode == 2 and said in got.stderr, got.stderr
         assert "tuple" not in got.stderr and " int" not in got.stderr and "bool" not in got.stderr
+
+
+def test_an_undone_trump_named_or_for_2_is_said_in_words_not_the_journals(tmp_path):
+    """Fault: hold Back after "for 2" said "Undone: for2", and after trump named in the second
+    round "Undone: name": the journal's words, the second naming neither the suit nor who named
+    it. The pair undone said "Undone: pair P3" (read as the pair being P3). Now "Undone: for 2",
+    "Undone: ♠ named by P2" and "Undone: P3's pair"."""
+    # towers: P1 deals (J♠), 9♥ turned up, both pass, P2 names ♠ and declares for 2
+    out = piped(["sim", "--state-dir", tmp_path], "\nJS\n9H\na\n\na\n\n\nd\n\nu\nu\nq\n")
+    said = screen_lines(out)
+    assert said[-2].startswith("for2: Undone: for 2 / "), said[-3:]
+    assert said[-1].startswith("trump2: Undone: ♠ named by P2 / "), said[-3:]
+    assert not any("for2:" not in s and "for2" in s for s in said)
+    from assistant.rules.scenario import Action
+    from assistant.box.table_view import undone_words
+    from assistant.box.table_view import desk
+    assert undone_words(Action("pair", seat=2), 1, ("P1", "P2", "P3", "P4"), desk("twenty-nine")) \
+        == "Undone: P3's pair"

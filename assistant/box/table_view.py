@@ -9,7 +9,7 @@ named. A prompt is one or more lines joined by newlines, each drawn unbroken.
 """
 import importlib
 
-from assistant.rules.cards import card_label
+from assistant.rules.cards import SUIT_SYMBOLS, card_label
 from assistant.rules.scenario import GAMES
 from assistant.box.players import short_name
 from assistant.box.view import Alert, Menu, View
@@ -96,6 +96,12 @@ def undone_words(action, actor, seats, d):
         return f"Undone: {who}'s bid {action.value}"
     if k in ("pass", "accept", "call", "seventh") and who:
         return f"Undone: {who}'s {dict(seventh='seventh card call').get(k, k)}"
+    if k == "name" and who:  # towers, the second round: the suit and who named it
+        return f"Undone: {SUIT_SYMBOLS[action.value]} named by {who}"
+    if k == "for2":  # the bidder's, who need not be the player to act once it is taken back
+        return "Undone: for 2"
+    if k == "pair" and action.seat is not None:
+        return f"Undone: {seats[action.seat]}'s pair"
     seat = f" {seats[action.seat]}" if action.seat is not None else ""
     return f"Undone: {k}{seat}"
 
