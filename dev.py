@@ -9,12 +9,27 @@
 
 Installs are skipped when nothing they depend on changed (a stamp in .venv).
 """
-import hashlib
-import os
-import shutil
-import subprocess
 import sys
-from pathlib import Path
+
+
+def _quiet_interrupt(kind, value, tb, hook=sys.excepthook):
+    """Ctrl-C while this file is still loading is a line's end, as in main(), not a traceback."""
+    if issubclass(kind, KeyboardInterrupt):
+        sys.stderr.write("\n")
+    else:
+        hook(kind, value, tb)
+
+
+if __name__ == "__main__":
+    sys.excepthook = _quiet_interrupt
+
+import contextlib  # noqa: E402 (after the hook: a Ctrl-C during these imports is covered)
+import hashlib  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
@@ -25,6 +40,25 @@ NODE_DIR = ROOT / "firmware" / "tests"
 def sh(*cmd, **kw):
     print("+", " ".join(str(c) for c in cmd), flush=True)
     subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+@contextlib.contextmanager
+def held_interrupts():
+    """Ctrl-C (SIGINT) held back, pending, while a card-assistant is started in the block: it
+    inherits the hold over its interpreter's start, where a Ctrl-C printed a traceback of Python's
+    own start-up, and its main() takes the signal again (cli.let_interrupts_in) where it is said in
+    one line. Here it arrives when the block ends."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def card_assistant(*args, **kw):
+    """A card-assistant started with Ctrl-C held over its start (held_interrupts)."""
+    with held_interrupts():
+        return subprocess.Popen([str(BIN / "card-assistant"), *(str(a) for a in args)], **kw)
 
 
 def digest(*paths):
@@ -92,7 +126,6 @@ def web(rest):
     while bots play into .play/: two towers and one Twenty-Nine match at full speed (Matches and
     Players fill at once), then one of each at a pace to watch on the Now page; it stays up after."""
     import argparse
-    import signal
     p = argparse.ArgumentParser(
         prog="python3 dev.py web",
         description="The box's web page on http://127.0.0.1:8029/ while bots play matches of both games "
@@ -109,8 +142,8 @@ def web(rest):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: stop the page too
     state = private_folder(ROOT / ".play")
     exe = str(BIN / "card-assistant")
-    server = subprocess.Popen([exe, "web", "--state-dir", str(state), "--host", args.host, "--port", args.port],
-                              stderr=subprocess.PIPE, text=True, bufsize=1)
+    server = card_assistant("web", "--state-dir", state, "--host", args.host, "--port", args.port,
+                            stderr=subprocess.PIPE, text=True, bufsize=1)
     if not serving(server):  # the port is taken, a bad argument: said in its line, and stop
         sys.exit(server.wait() or 1)
     try:
@@ -120,8 +153,17 @@ def web(rest):
             seated = 4 if game == "towers" else 8
             if pace:
                 print(f"Now a {game} match at {pace} s an action: watch it on the Now page.", flush=True)
-            sh(exe, "sim", "--bots", "--game", game, "--matches", matches, "--seed", seed, "--pace", pace,
-               "--renege-rate", "0.05", "--state-dir", state, *players[:seated])
+            bots = [exe, "sim", "--bots", "--game", game, "--matches", matches, "--seed", seed, "--pace",
+                    pace, "--renege-rate", "0.05", "--state-dir", state, *players[:seated]]
+            print("+", " ".join(str(c) for c in bots), flush=True)
+            sim = card_assistant(*bots[1:])
+            try:
+                if sim.wait():
+                    raise subprocess.CalledProcessError(sim.returncode, bots)
+            except KeyboardInterrupt:  # as subprocess.run did
+                sim.kill()
+                sim.wait()
+                raise
         print("The bots are done; the page stays up. Ctrl-C stops it.", flush=True)
         server.wait()
     except KeyboardInterrupt:
@@ -170,9 +212,13 @@ def ensure_mosquitto():
 
 
 def main(argv):
-    """A failing child command is one line and the child's status, never a traceback."""
+    """A failing child command is one line and the child's status, never a traceback; Ctrl-C (in
+    a long first install, say) is a line's end and status 130, as card-assistant's own."""
     try:
         dispatch(argv)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        sys.exit(130)
     except subprocess.CalledProcessError as e:
         print(f"dev.py: {' '.join(str(c) for c in e.cmd)} exited with status {e.returncode}",
               file=sys.stderr, flush=True)
@@ -187,7 +233,8 @@ def dispatch(argv):
         ensure_mosquitto()  # for `card-assistant sim --club` (docs/club.md)
         args = rest or ["sim", "--bots", "--game", "towers", "--matches", "3", "--seed", "1",
                         "--renege-rate", "0.05"]
-        os.execv(BIN / "card-assistant", [str(BIN / "card-assistant"), *args])
+        with held_interrupts():  # the program that takes over this process takes Ctrl-C back
+            os.execv(BIN / "card-assistant", [str(BIN / "card-assistant"), *args])
     elif cmd == "test":
         ensure_venv("test")
         ensure_node()

@@ -278,14 +278,23 @@ def _plain_terminal():
             stream.reconfigure(errors="replace")
 
 
+def let_interrupts_in():
+    """Take Ctrl-C (SIGINT) again, when the program that started this one held it back over the
+    interpreter's start (``dev.py`` does: its ``held_interrupts``): one pressed meanwhile arrives
+    now, where main() says it in one line, instead of a traceback of Python's own start-up."""
+    import signal
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    _plain_terminal()
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout = _Output(stdout)
-    if stderr is not None:
-        sys.stderr = _Plain(stderr)
+    argv = sys.argv[1:] if argv is None else argv
     try:
+        let_interrupts_in()
+        _plain_terminal()
+        sys.stdout = _Output(stdout)
+        if stderr is not None:
+            sys.stderr = _Plain(stderr)
         return _dispatch(argv)
     except BrokenPipeError:
         _quiet_stdout()

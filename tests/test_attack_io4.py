@@ -1,0 +1,85 @@
+"""Faults the fourth attack on the box's inputs found (signals at start-up and shutdown, ...): the
+real `card-assistant` programs as subprocesses. Each test names the fault and what it did before."""
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HANG = 60.0  # seconds: a guard against a hang only
+
+
+def environ(**more):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GPIOZERO_PIN_FACTORY="mock", **more)
+    env.pop("CARD_ASSISTANT_DEBUG", None)
+    return env
+
+
+def ctrl_c_held(pending):
+    """For Popen's preexec_fn: the child starts with Ctrl-C (SIGINT) held back, as `dev.py` starts
+    card-assistant, and, when ``pending``, one already pressed: it arrives when the program takes
+    Ctrl-C again (a held signal is kept across exec)."""
+    def hold():
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        if pending:
+            os.kill(os.getpid(), signal.SIGINT)
+    return hold
+
+
+@pytest.mark.parametrize("where", ["loading the package", "after main()"])
+def test_ctrl_c_while_python_loads_the_program_is_no_traceback(where):
+    """Fault (known from the last round): Ctrl-C in the first ~50 ms of `card-assistant sim`
+    printed Python's traceback of whatever it interrupted: the console script's `from assistant.cli
+    import main`, before main()'s guard. A Ctrl-C raised there, or after main() returned (a second
+    Ctrl-C as the program ends), is now the end of a line, with the status of a Ctrl-C."""
+    script = {"loading the package": "import assistant, os, signal; os.kill(os.getpid(), signal.SIGINT)\n"
+                                     "from assistant.cli import main",
+              "after main()": "from assistant.cli import main; import os, signal\n"
+                              "main(['--version']); os.kill(os.getpid(), signal.SIGINT)"}[where]
+    run = subprocess.run([sys.executable, "-c", script], env=environ(), stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=HANG)
+    assert run.returncode == -signal.SIGINT, run
+    assert run.stderr == "\n", run.stderr
+
+
+def test_ctrl_c_held_over_the_start_is_taken_and_said_in_one_line():
+    """Fault: a Ctrl-C pressed while the interpreter itself starts (its site module: the editable
+    install's finder, before any line of this program) printed "Fatal Python error:
+    init_import_site" and a traceback. `dev.py` now starts card-assistant with Ctrl-C held back
+    (pending) over that start, and main() takes it again at once, where it is one line; a
+    card-assistant that never took it back ran on as if no Ctrl-C had been pressed."""
+    run = subprocess.run([sys.executable, "-m", "assistant.cli", "sim"], env=environ(), cwd=ROOT,
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=HANG,
+                         preexec_fn=ctrl_c_held(pending=True))
+    assert (run.returncode, run.stdout, run.stderr) == (130, "", "\n"), run
+
+
+def load_dev():
+    spec = importlib.util.spec_from_file_location("dev_under_test", ROOT / "dev.py")
+    dev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev)
+    return dev
+
+
+def test_dev_py_starts_card_assistant_with_ctrl_c_held_and_says_its_own_in_one_line(monkeypatch, capsys):
+    """Fault: `python3 dev.py run` started card-assistant with Ctrl-C open over the interpreter's
+    start (above), and a Ctrl-C in dev.py itself (during the first install, a minute of pip)
+    printed dev.py's traceback. Now the child starts with it held, and dev.py says its own as a
+    line's end, status 130."""
+    dev = load_dev()
+    with dev.held_interrupts():
+        child = subprocess.run([sys.executable, "-c", "import signal; print(signal.SIGINT in "
+                                "signal.pthread_sigmask(signal.SIG_BLOCK, []))"], capture_output=True, text=True)
+    assert child.stdout == "True\n"
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # given back here
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(dev, "dispatch", interrupted)
+    with pytest.raises(SystemExit) as exit_:
+        dev.main(["dev.py", "run"])
+    assert exit_.value.code == 130 and capsys.readouterr().err == "\n"
