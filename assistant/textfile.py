@@ -117,31 +117,82 @@ def write_text(path, text, mode=None):
     followed: the rename would land wherever a link planted in a shared folder leads (``/tmp/x ->
     /etc/passwd``, written by root), past the kernel's protected_symlinks, which guards opening a
     link only."""
-    import tempfile
     path = Path(path)
     if names_a_descriptor(path):
         raise OSError(errno.EINVAL, "it names an open file descriptor, not a file", str(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    except OSError as e:  # named as the file it was for
-        raise OSError(e.errno, e.strerror, str(path)) from None
+    _sweep(path)
+    fd, tmp = _new_file(path)
     try:
         if mode is None:
             _same_access(fd, path)
         else:
             os.fchmod(fd, mode)
-        with open(fd, "w", encoding="utf-8") as f:
+        with open(fd, "w", encoding="utf-8", closefd=False) as f:
             f.write(text)
             f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+            os.fsync(fd)
+        os.replace(tmp, path)  # still locked: no sweep takes it away before it has its name
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+    finally:
+        os.close(fd)
     sync_dir(path)
+
+
+def _new_file(path):
+    """``(descriptor, name)`` of a new file of its own beside ``path`` (0600), held locked (flock)
+    until it is closed: a file under such a name that nobody holds is the leftover of a writer
+    killed before its rename (``_sweep``). One a sweep took away before it was locked is made again."""
+    import fcntl
+    import tempfile
+    for _ in range(10):
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        except OSError as e:  # named as the file it was for
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # a sweep holding it unlinks it first: seen just below
+            if os.lstat(tmp).st_ino == os.fstat(fd).st_ino:
+                return fd, tmp
+        except OSError:  # no locks on this file system: a name of its own is enough
+            return fd, tmp
+        os.close(fd)
+    return tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+
+
+def _sweep(path):
+    """Remove what writers of ``path`` killed before their rename left beside it (``NAME.xxxxxxxx.tmp``:
+    a SIGKILL or power cut during `players add` or `export --all` left one at each kill, for good, in
+    the box's state folder and, a match's hidden cards in it, in the folder export wrote to). A file
+    a living writer holds (its flock) is left alone; so is anything that is not a regular file."""
+    import fcntl
+    import re
+    leftover = re.compile(re.escape(path.name) + r"\.[a-z0-9_]{8}\.tmp")
+    try:
+        names = [n for n in os.listdir(path.parent) if leftover.fullmatch(n)]
+    except OSError:
+        return
+    for name in names:
+        there = path.parent / name
+        try:
+            fd = os.open(there, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.lstat(there).st_ino == st.st_ino:
+                os.unlink(there)
+        except OSError:
+            continue  # held by a writer at work, or not ours to remove
+        finally:
+            os.close(fd)
 
 
 def write_out(path, text, mode=None):

@@ -158,7 +158,7 @@ def _keep_previous(path):
             return
     except PlayersError:
         return
-    link = path.with_name(f"{PREVIOUS}.{os.getpid()}.tmp")
+    link = path.with_name(f"{PREVIOUS}.tmp")  # one name: a kill between link and rename leaves one, never many
     try:
         try:
             os.unlink(link)
