@@ -6,7 +6,9 @@ night tonight).
 Side by side, each in a fresh process: the board that keeps every night in memory (as before:
 ``Board(..., keep=None)``, the unbounded alternative) and this board (the current night in memory,
 older ones in its file, read from it when a page asks): the first start on a file an older board
-wrote (it puts the old nights away, one match at a time), then its later starts. Printed: the
+wrote (it puts the old nights away, one match at a time), beside the same first start as it was
+before (its matches' events applied one at a time, a replay of the match so far a towers hand:
+patched in, ``as_before``), then its later starts. Printed: the
 start-up's seconds and the process's resident memory after it (VmRSS) and at its peak (ru_maxrss),
 medians of ``RUNS`` starts; then each page's p50 and p99 over ``REQUESTS`` requests (3 of the board
 before, whose every page replays the season's matches, 20 of this one).
@@ -99,9 +101,22 @@ def players_before(board):
     return pages.players_page(table, wins, page.NAV, page.clash_note(clashes), page.NO_PLAYERS)
 
 
+def as_before():
+    """The first start as it was before (patched in, for the figures side by side): a match's events
+    from the file applied one at a time, as if they came live (a towers discard's stand-in found
+    wrong each hand, and the match so far replayed again), and a commit (synced) a match put away."""
+    from assistant.club.replay import BoardMatch
+    from assistant.club.store import BoardFile
+    add, put_away = BoardMatch.add, BoardFile.put_away
+    BoardMatch.add = lambda self, n, event, more=False: add(self, n, event)
+    BoardFile.put_away = lambda self, matches: [put_away(self, [m]) for m in matches]
+
+
 def worker(path, keep, pages, requests):
     """In a fresh process: start the board on ``path``; print its figures as JSON."""
     from assistant.club.board import Board
+    if os.environ.get("SEASON_AS_BEFORE"):
+        as_before()
     started = time.perf_counter()
     board = Board(path, "c", keep=None if keep == "all" else float(keep))
     took = time.perf_counter() - started
@@ -149,8 +164,9 @@ def p50_p99(took):
     return took[len(took) // 2], took[min(len(took) - 1, int(len(took) * 0.99))]
 
 
-def run(path, keep, pages=False):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), SEASON_NIGHTS=os.environ.get("CLUB_SEASON", "30x20x2").split("x")[0])
+def run(path, keep, pages=False, before=False):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SEASON_NIGHTS=os.environ.get("CLUB_SEASON", "30x20x2").split("x")[0],
+               SEASON_AS_BEFORE="1" if before else "")
     requests = REQUESTS[keep != "all"]
     done = subprocess.run([sys.executable, __file__, "worker", str(path), keep, "pages" if pages else "",
                            str(requests)],
@@ -182,17 +198,18 @@ def season():
         rows = []
         every = os.environ.get("CLUB_SEASON_ALL") != "no"  # no: leave out the board with every night in memory
         for name, keep in ((("every night in memory (before)", "all"),) * every
-                           + (("this board, first start (puts old nights away)", "first"),
+                           + (("first start, as before (a replay a hand)", "first-before"),
+                              ("this board, first start (puts old nights away)", "first"),
                               ("this board, later starts", "later"))):
             figures = []
             for k in range(RUNS):
-                if keep == "first":
-                    path = copy(base, Path(folder) / f"first-{k}.sqlite3")
+                if keep.startswith("first"):
+                    path = copy(base, Path(folder) / f"{keep}-{k}.sqlite3")
                 elif keep == "later":
                     path = Path(folder) / "first-0.sqlite3"
                 else:
                     path = base
-                figures.append(run(path, "all" if keep == "all" else str(12 * 3600)))
+                figures.append(run(path, "all" if keep == "all" else str(12 * 3600), before=keep == "first-before"))
             med = {k: statistics.median(f[k] for f in figures) for k in ("s", "rss", "peak")}
             print(f"{name:<44} {figures[0]['live']:>5} {figures[0]['stored']:>8} {med['s']:>8.1f} "
                   f"{med['rss']:>7.0f} {med['peak']:>8.0f}", flush=True)

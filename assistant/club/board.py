@@ -118,13 +118,22 @@ class Board:
                 self.tables.seen(tbl, journal, first, last)
 
     def _apply_rows(self, rows, count=True):
-        for tbl, journal, mid, n, body, t, received in rows:
+        """The rows (as BoardFile.rows gives them, a match's events together in order) into the tables:
+        a match's events applied at once, with its last (replay.BoardMatch.add)."""
+        rows = iter(rows)
+        row = next(rows, None)
+        while row is not None:
+            tbl, journal, mid, n, body, t, received = row
+            row = next(rows, None)
+            more = row is not None and row[:3] == (tbl, journal, mid)
             try:  # checked again: a row an older board stored unchecked must not stop this one
-                self.tables.apply(tbl, journal, mid, n, checked(loads(body), n), received)
+                self.tables.apply(tbl, journal, mid, n, checked(loads(body), n), received, more)
                 self.clocks.event(tbl, journal, mid, t, received)
             except Exception as e:
                 log.warning("board: table %s match %s event %s in the file cannot be used (%s); skipped",
                             printable(tbl), mid, n, e if isinstance(e, Refusal) else type(e).__name__)
+                if not more:  # the events stored to be applied with this one: applied now
+                    self.tables.flush((tbl, journal, mid))
                 continue
             self.counts["stored"] += count
 
@@ -144,9 +153,9 @@ class Board:
             latest = self._latest()
             gone = moved(self)  # a table renamed mid-match: both copies stay (the page leaves one out)
             pairs = {*gone, *((went, j, m) for (_, j, m), went in gone.items())}
-            done = 0
+            done, ready = 0, []  # ready: (match, its record), put away AT_ONCE at a time, in one commit
             for key in old:
-                if limit is not None and done >= limit:
+                if limit is not None and done + len(ready) >= limit:
                     break
                 if key == latest.get(key[0]) or key in pairs or self._copies(key):
                     continue  # the table's latest match: in play (or its last of the night) stays on its page;
@@ -168,12 +177,23 @@ class Board:
                     log.warning("board: table %s match %s cannot be put away (%s); it stays in memory",
                                 printable(key[0]), key[2], type(e).__name__)
                     continue
-                self.file.put_away(*key, record)
-                self.tables.put_away(key)
-                self.clocks.put_away(key)
-                done += 1
+                ready.append((key, record))
+                if len(ready) >= season.AT_ONCE:
+                    done += self._put_away(ready)
+            done += self._put_away(ready)
             self.put_away_version += bool(done)
             return done
+
+    def _put_away(self, ready):
+        """The matches of ``ready`` (emptied) leave the memory, their records written in one commit
+        (a commit a match, each synced, was 3 ms a match of a season's first start)."""
+        self.file.put_away(ready)
+        for key, _ in ready:
+            self.tables.put_away(key)
+            self.clocks.put_away(key)
+        done = len(ready)
+        ready.clear()
+        return done
 
     def _copies(self, key):
         """``[(table, put away?)]``: the same match (its start: number, game, seats, time) under

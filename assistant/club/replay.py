@@ -39,14 +39,33 @@ class BoardMatch:
         self.stand_ins = set()  # (hand, card) the latest rebuild took for hidden ones (a play of one: rebuild)
         self.upcard = None  # (n, event) the latest up-card in effect: a discard's stand-in reads it
 
-    def add(self, n, event):
+    def add(self, n, event, more=False):
         """Store event ``n``; apply every event now in order. Returns words for a refusal or None.
-        The box's score leaves the event (kept all night for a rebuild, which needs no score)."""
+        The box's score leaves the event (kept all night for a rebuild, which needs no score).
+        ``more``: more events of this match follow at once (a start reading the board's file):
+        stored only, applied with the last."""
         if "score" in event:
             self.scores[n] = event.pop("score")
         self.events[n] = event
-        if n != self.next:
+        return None if more else self.flush()
+
+    def flush(self):
+        """Apply every event stored from the next one on, in order. Returns words for a refusal or None."""
+        if self.next not in self.events:
             return None
+        end = self.next
+        while end in self.events:
+            end += 1
+        if end - self.next > max(1, self.next - 1):
+            # more events at once than applied so far (a start, a long gap filled): one replay of the
+            # whole match, whose stand-ins see every card played after them. Applied one at a time,
+            # each towers discard's stand-in (the up-card) was found wrong when the dealer played the
+            # up-card, and the match so far replayed again: a replay a hand, a start 309 s at 3,600 matches
+            for k in range(self.next, end):
+                if k in self.scores:
+                    self.claimed = self.scores.pop(k)
+            self.next = end
+            return self.rebuild()
         refused = None
         while self.next in self.events:
             refused = self._apply_next() or refused

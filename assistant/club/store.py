@@ -136,9 +136,12 @@ class BoardFile:
         return self.db.execute("SELECT tbl, journal, match FROM matches WHERE record IS NULL AND last < ? "
                                "ORDER BY tbl, journal, match", (before,)).fetchall()
 
-    def put_away(self, table, journal, mid, record):
-        self.db.execute("UPDATE matches SET record=? WHERE tbl=? AND journal=? AND match=?",
-                        (record, table, journal, mid))
+    def put_away(self, matches):
+        """``[((table, journal, match), record)]``: those matches put away, in one commit."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("UPDATE matches SET record=? WHERE tbl=? AND journal=? AND match=?",
+                                [(record, *key) for key, record in matches])
 
     def bring_back(self, table, journal, mid):
         """Is match ``mid`` put away? It no longer is (its events are loaded again)."""

@@ -94,7 +94,9 @@ class Tables:
         k = runs.index(journal) if journal in runs else 0
         return k > 0 and self.first[(table, journal)] < self.latest[(table, runs[k - 1])]
 
-    def apply(self, table, journal, mid, n, body, received):
+    def apply(self, table, journal, mid, n, body, received, more=False):
+        """Event ``n`` of match ``mid``, received at ``received``. ``more``: the next event given is
+        of the same match (a start reading the board's file): it is applied with the last of them."""
         key = (table, journal, mid)
         self.first[(table, journal)] = min(received, self.first.get((table, journal), received))
         self.latest[(table, journal)] = max(received, self.latest.get((table, journal), received))
@@ -112,8 +114,9 @@ class Tables:
         elif key not in self.matches:
             self.early.setdefault(key, {})[n] = body  # before its start (a record may bring it)
         else:
-            self._add(self.matches[key], n, body)
-        self._gap(key)
+            self._add(self.matches[key], n, body, more)
+        if not more:
+            self._gap(key)
 
     def seen(self, table, journal, first, last):
         """The board received the journal's events from ``first`` to ``last`` (its file says so, of
@@ -136,12 +139,24 @@ class Tables:
         self.gaps = {k for k in self.gaps if k[0] != table}
         self.added.pop(table, None)
 
+    def flush(self, key):
+        """Apply what was stored of match ``key`` to be applied with a later event (``more``) that
+        never came (a start: the match's last row in the board's file could not be used)."""
+        bm = self.matches.get(key)
+        if bm is not None:
+            self._said(bm, bm.flush())
+            self._gap(key)
+
+    @classmethod
+    def _add(cls, bm, n, body, more=False):
+        """Event ``n`` into match ``bm``."""
+        cls._said(bm, bm.add(n, body, more))
+
     @staticmethod
-    def _add(bm, n, body):
-        """Event ``n`` into match ``bm``; a refusal by the rules is logged once, not again with each
-        event after it (the match is replayed again at each, and refused at the same action: a
-        match refused at its first action and 2,000 events after it wrote 2,000 lines)."""
-        refused = bm.add(n, body)
+    def _said(bm, refused):
+        """A refusal by the rules is logged once, not again with each event after it (the match is
+        replayed again at each, and refused at the same action: a match refused at its first action
+        and 2,000 events after it wrote 2,000 lines)."""
         if refused and refused != bm.said:
             log.warning("board: %s", refused)
         if refused or bm.problem is None:  # (an event held behind a gap changes nothing)
