@@ -3,11 +3,13 @@ would (a season's first start, a damaged duplicate, boxes upgraded one at a time
 
 Each test names the fault it covers.
 """
+import logging
 import sqlite3
 
 from assistant.club.board import Board
 from assistant.club.page import club_json
-from test_club import bot_table, deliver, play
+from test_club import (bot_table, broker, deliver, finished_match, live_board, play, said,  # noqa: F401
+                       send_all, wait_for)
 
 
 def standings_of(board):
@@ -66,6 +68,84 @@ def test_a_boards_first_start_on_a_season_replays_each_match_once_not_once_a_han
     try:
         (bm,) = [bm for key, bm in board.matches.items() if key[0] == "t1"]
         assert bm.next - 1 == len(bm.events) > 100 and bm.problem is None  # all but the last, applied
+    finally:
+        board.close()
+
+
+def damage_match_row(path, table, mid):
+    """Real damage in the board's file while the board runs: the list-of-matches row of ``table``'s
+    match ``mid`` (t1's, its journal's name 16 characters, at most 127 events so far) made unreadable
+    on disk (one byte of its record's header: its events count takes no room, so its row is
+    malformed), then a write by another connection, so that the board's reads the file again."""
+    from journal_faults import overwrite, pages
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    count = db.execute("SELECT events FROM matches WHERE tbl=? AND match=?", (table, mid)).fetchone()[0]
+    (page,) = pages(path, "matches", "leaf")
+    data = open(path, "rb").read()[(page - 1) * 4096:page * 4096]
+    header = bytes([13 + 2 * len(table), 13 + 2 * 16, 9 if mid == 1 else 1, 7, 7, 1 if count < 128 else 2, 0])
+    assert data.count(header) == 1, (data.count(header), count)
+    overwrite(path, (page - 1) * 4096 + data.index(header) + 5, b"\x00")
+    db.execute("PRAGMA user_version=1")
+    db.close()
+
+
+def test_a_damaged_match_in_the_boards_file_does_not_stop_every_tables_events(broker, live_board, tmp_path, caplog):
+    """Fault (the board's file damaged while it runs, a club night through the real Mosquitto): an
+    event the file could not take because it is damaged was left unacknowledged, as for a full
+    disk, to be stored once the disk had room; but damage does not go away by waiting, and each
+    message the board leaves unacknowledged holds one of the broker's places in flight to it (here
+    100, Mosquitto's default 20): once a damaged match had sent that many events, the broker sent
+    the board nothing more of any table for the rest of the night. Now a message the damaged file
+    cannot take is refused in one line that says to restart the board (which sets the file aside
+    and reads back what it can) and acknowledged, and every other table's events go on."""
+    caplog.set_level(logging.WARNING, logger="assistant.club.board")
+    _, events, _ = finished_match(tmp_path / "box")
+    send_all(broker, "t1", [(topic, p.encode()) for topic, p in events[:10]])
+    assert wait_for(lambda: live_board.counts["stored"] == 10)
+    damage_match_row(tmp_path / "board.sqlite3", "t1", 1)
+    send_all(broker, "t1", [(topic, p.encode()) for topic, p in events[10:130]])  # past the broker's 100 in flight
+    j, t, bot = bot_table(tmp_path / "t2box", "towers", 4, name="t2")
+    play(t, bot, "towers", ("Cat", "Dan"))
+    theirs = [(topic, p.encode()) for _, topic, p in j.outbox_rows(0, 100_000) if topic.endswith("/events")]
+    send_all(broker, "t2", theirs)
+    assert wait_for(lambda: live_board.counts["stored"] == 10 + len(theirs)), live_board.counts  # stayed at 10
+    assert wait_for(lambda: live_board.counts["refused"] == 120)
+    (line,) = said(caplog, "refused a message on club/c/t1/events")
+    assert f"the board's file {tmp_path / 'board.sqlite3'} cannot take it (it is damaged: restart the board, " \
+           "which sets it aside and reads back what it can; the board goes on with the other messages, and the " \
+           "match's record brings this one back after the restart)" in line, line
+    (bm,) = [bm for key, bm in live_board.matches.items() if key[0] == "t2"]
+    assert bm.match.state() == t.match.state()
+    j.close()
+
+
+def test_a_row_breaking_the_boards_own_constraints_is_damage_not_a_disk_to_wait_for(tmp_path, caplog):
+    """Fault (the same, an IntegrityError): a row of the board's file that breaks the file's own
+    constraints (a NULL where the board never writes one: SQLite's quick_check calls it damage) made
+    every later event of its match fail with an IntegrityError, which the board took for a disk
+    without room: unacknowledged, said as 'cannot be written (NOT NULL constraint failed: ...)',
+    retried every 5 s for ever. It is damage: said so, and acknowledged, as above."""
+    _, events, _ = finished_match(tmp_path / "box")
+    path = tmp_path / "board.sqlite3"
+    board = Board(str(path), "c")
+    try:
+        assert all(board.receive(topic, p.encode()) for topic, p in events[:5])
+        db = sqlite3.connect(path, isolation_level=None)  # its NOT NULL lifted for one write, then put back
+        sql = db.execute("SELECT sql FROM sqlite_master WHERE name='matches'").fetchone()[0]
+        version = db.execute("PRAGMA schema_version").fetchone()[0]
+        db.execute("PRAGMA writable_schema=ON")
+        for k, schema in enumerate((sql.replace("events INTEGER NOT NULL", "events INTEGER"), sql), 1):
+            db.execute("UPDATE sqlite_master SET sql=? WHERE name='matches'", (schema,))
+            db.execute(f"PRAGMA schema_version={version + k}")
+            if k == 1:
+                db.execute("UPDATE matches SET events=NULL")
+        db.close()
+        with caplog.at_level(logging.WARNING, logger="assistant.club.board"):
+            assert board.receive(events[5][0], events[5][1].encode()) is True  # acknowledged
+        (line,) = said(caplog, "refused a message")
+        assert "cannot take it (it is damaged: restart the board" in line, line
+        assert board.counts["refused"] == 1 and board.counts["stored"] == 5
     finally:
         board.close()
 

@@ -42,6 +42,14 @@ NAME = re.compile(r"[0-9a-f]{1,32}")  # a journal's name as a box makes it (os.u
 MAX_UNHEARD = 8  # journals of a table whose box said its clock but sent no event yet: the latest kept
 
 
+def damaged(e):
+    """Is this SQLite error the board's file damaged (a page that reads as nonsense, a row that breaks
+    the file's own constraints: what its own writes never make), not a disk that waits for room or
+    for its mount to be mended? Waiting never stores what damage refuses: it takes a restart."""
+    return isinstance(e, sqlite3.IntegrityError) or (getattr(e, "sqlite_errorcode", 0) & 0xFF) in (
+        sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
 def unwritable(e):
     """SQLite's reason a write to the board's file failed, in words (its text when no other)."""
     name = getattr(e, "sqlite_errorname", "") or ""
@@ -49,7 +57,7 @@ def unwritable(e):
         return "the disk is full"
     if name.startswith("SQLITE_READONLY"):
         return "it is read-only"
-    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):  # damaged while the board ran
+    if damaged(e):  # damaged while the board ran
         return "it is damaged: restart the board, which sets it aside and reads back what it can"
     return str(e)[:80]
 
@@ -243,10 +251,10 @@ class Board:
     # --- messages
     def receive(self, topic, payload, again=False):
         """One MQTT message. Never raises: a refusal is a log line (once for a storm of one kind).
-        False when the board's file could not take it (a full disk, a read-only or damaged file):
-        then it must not be acknowledged, so that the broker keeps it (board_run.py gives it again,
+        False when the board's file could not take it for now (a full disk, a read-only one): then it
+        must not be acknowledged, so that the broker keeps it (board_run.py gives it again,
         ``again``: not counted a second time); True when it is done with (stored, a duplicate,
-        refused: a message it will never take)."""
+        refused: a message it will never take, or not before a restart: its file damaged)."""
         with self.lock:
             self._quiet(QUIET)
             try:
@@ -254,6 +262,13 @@ class Board:
             except Refusal as e:
                 self._refused(topic, str(e))
             except sqlite3.DatabaseError as e:  # a full disk, a read-only one, a damaged file: said as such
+                if damaged(e):  # acknowledged: a message the board held unacknowledged took one of the
+                    # broker's few places in flight to the board (Mosquitto: 20) until a restart, so
+                    # a damaged match's 20 events stopped every table's for the rest of the night
+                    self._refused(topic, f"the board's file {self.file.path} cannot take it ({unwritable(e)}; "
+                                         "the board goes on with the other messages, and the match's record "
+                                         "brings this one back after the restart)")
+                    return True
                 self._refused(topic, f"the board's file {self.file.path} cannot be written ({unwritable(e)}): "
                                      "the broker keeps what it could not store (not acknowledged), and the "
                                      "board stores it as soon as it can", count=not again)

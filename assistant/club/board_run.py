@@ -117,7 +117,7 @@ def tidy(board, stuck):
 
 
 class Unstored:
-    """The messages the board's file could not take (a full disk, a read-only or damaged file),
+    """The messages the board's file could not take for now (a full disk, a read-only one),
     not acknowledged: before, paho acknowledged every message once the board had seen it, stored or
     not, the box then deleted it from its outbox, and an event lost to a full disk was gone from the
     page until its match's record came at the end. Now a message is acknowledged once it is stored

@@ -12,7 +12,9 @@ Why salvage rather than only a new file: the board's file is the season (older n
 are read from it), and a page zeroed usually costs a few dozen events of one match, not the
 season. Why at the start only: ``PRAGMA quick_check`` reads every page (a season's file: well
 under a second), once; damage that appears while the board runs is said in its refusals
-(board.unwritable), the event is not acknowledged, and the next start repairs the file.
+(board.damaged), the message acknowledged (held unacknowledged, each took one of the broker's few
+places in flight to the board, and a damaged match stopped every table's events), and the next
+start repairs the file; the matches' records bring back what was refused meanwhile.
 """
 import os
 import sqlite3
