@@ -3,6 +3,7 @@ would (a season's first start, a damaged duplicate, boxes upgraded one at a time
 
 Each test names the fault it covers.
 """
+import json
 import logging
 import sqlite3
 
@@ -146,6 +147,39 @@ def test_a_row_breaking_the_boards_own_constraints_is_damage_not_a_disk_to_wait_
         (line,) = said(caplog, "refused a message")
         assert "cannot take it (it is damaged: restart the board" in line, line
         assert board.counts["refused"] == 1 and board.counts["stored"] == 5
+    finally:
+        board.close()
+
+
+def test_a_box_newer_than_the_board_is_said_on_the_page_not_only_counted(tmp_path, caplog):
+    """Fault (a club upgrading its boxes one at a time, the board last): every message of a box
+    newer than the board ("v": 2) was refused as 'not a version 1 club message', its statuses too,
+    so the table was on no page at all: the organiser saw one number grow ('N refused') at the top
+    and nothing else. The messages are still refused (this board cannot read them) and
+    acknowledged (held, they would stop the broker's flow to the board), and nothing is lost: the
+    box keeps every match and the broker each finished match's record, which the upgraded board
+    reads. But the table is now on the page, saying plainly that its box is newer and the board
+    is to be upgraded, and /api/club says so of its box (newer: 2); the log line says the same."""
+    from test_club import page_of
+    _, events, _ = finished_match(tmp_path / "box")
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    try:
+        newer = [("club/c/t3/status", {"v": 2, "table": "t3", "online": True, "t": 1.0, "alive": 30})] + [
+            (topic.replace("/t1/", "/t3/"), dict(json.loads(p), v=2, id=["t3", *json.loads(p)["id"][1:]]))
+            for topic, p in events[:20]]
+        with caplog.at_level(logging.WARNING, logger="assistant.club.board"):
+            assert all(board.receive(topic, json.dumps(body).encode()) for topic, body in newer)
+        assert board.counts["refused"] == 21 and not board.matches
+        (line,) = said(caplog, "refused a message")
+        assert "a version 2 club message, from a box newer than this board, which reads version 1: upgrade the " \
+               "board" in line, line
+        page = page_of(board, "/")
+        assert "<h2>Table t3</h2>" in page
+        assert "Its box is newer than this board: it sends version 2 messages, and this board reads version 1, " \
+               "so nothing it sends is shown. Upgrade the board" in page, page
+        assert club_json(board)["boxes"]["t3"]["newer"] == 2
+        board.receive("club/c/t1/events", json.dumps(dict(json.loads(events[0][1]), v=1)).encode())
+        assert club_json(board)["boxes"]["t1"]["newer"] is None
     finally:
         board.close()
 

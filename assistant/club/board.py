@@ -30,6 +30,7 @@ import time
 from assistant.repeated import Repeated
 from assistant.club import season
 from assistant.club.clocks import Clocks
+from assistant.club.public import VERSION
 from assistant.club.publisher import ALIVE
 from assistant.club.message import (MAX_EVENT, MAX_MATCH, MAX_N, MAX_NOW, MAX_RECORD, Refusal,  # noqa: F401 (callers import them here)
                                     calendar_time, checked, loads, meaning, printable, shown_now)
@@ -40,6 +41,7 @@ log = logging.getLogger("assistant.club.board")
 QUIET = 30                # seconds without a refusal of a kind before the log says it ended
 NAME = re.compile(r"[0-9a-f]{1,32}")  # a journal's name as a box makes it (os.urandom(8).hex())
 MAX_UNHEARD = 8  # journals of a table whose box said its clock but sent no event yet: the latest kept
+MAX_VERSION = 99  # a message's version past this is no box's (the page and the log name the version)
 
 
 def damaged(e):
@@ -94,6 +96,7 @@ class Board:
         self.said_by = {}   # table -> the journal its latest status named ("": an older box's)
         self.beat = {}      # table -> seconds between its box's "online" statuses; None: an older box's
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
+        self.newer = {}     # table -> the version of the latest message from a box newer than the board
         self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
         self.put_away_version = 0  # one more each time matches are put away or brought back (the standings' cache)
@@ -310,8 +313,14 @@ class Board:
             raise Refusal("not JSON") from None
         except RecursionError:  # JSON nested deeper than Python's stack, well inside 4 KiB
             raise Refusal("nested too deep to be a club message") from None
-        if not isinstance(body, dict) or body.get("v") != 1:
-            raise Refusal("not a version 1 club message")
+        if not isinstance(body, dict) or body.get("v") != VERSION:
+            v = body.get("v") if isinstance(body, dict) else None
+            if type(v) is int and VERSION < v <= MAX_VERSION:  # a box upgraded before its board
+                self.newer[table] = v
+                raise Refusal(f"a version {v} club message, from a box newer than this board, which reads "
+                              f"version {VERSION}: upgrade the board (its box keeps every match, and the "
+                              "broker each finished match's record, which the board upgraded reads)")
+            raise Refusal(f"not a version {VERSION} club message")
         journal = self._journal(body)
         if what == "events":
             self._event(table, journal, body)

@@ -31,7 +31,7 @@ def club_json(board):
     season's and tonight's, of one moment (players_page.season_now)."""
     out = board.snapshot()
     with board.lock:  # a table known by its box's status or table now only (as on the page)
-        known = {*board.online, *board.now}
+        known = {*board.online, *board.now, *board.newer}
         gone = moved(board)
     for table in out["tables"]:
         table["matches"] = [m for m in table["matches"] if (table["table"], m.get("journal"), m["match"]) not in gone]
@@ -44,6 +44,7 @@ def club_json(board):
         box["online"] = box_online(board, table)
         box["renamed"] = None if box["online"] else went.get(table)  # its box plays under this name now
         box["older"] = older_box(board, table)  # connected by the broker's last word only (no beat)
+        box["newer"] = board.newer.get(table)  # the version its box sends, newer than the board reads
     recs, before = season_now(board)
     by_match = {(r.table, r.run, r.table_match): r for r in recs}
     for table in out["tables"]:  # as the Tables page: finished, abandoned or in play, and since when

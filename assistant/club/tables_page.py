@@ -8,6 +8,7 @@ from urllib.parse import quote
 from assistant.box.stats import IN_PLAY
 from assistant.club import season
 from assistant.club.message import shown_now
+from assistant.club.public import VERSION
 from assistant.club.publisher import ALIVE
 from assistant.club.records import NAV, in_order, moved, of_older_nights, renamed
 from assistant.web import pages
@@ -46,6 +47,10 @@ def presence(board, table, recs, went=None):
            f'the board\'s log says why (two boxes set up with this table\'s name, or an older box, which '
            f'names no journal, whose journal began anew under a name the board holds, send matches that '
            f'differ from those stored)</p>' if refused else "")
+    if table in board.newer:  # its every message refused: its statuses too, so nothing else says it is there
+        out = newer_note(board, table) + out
+        if online is None and not heard:
+            return out
     if online is False:
         waiting = ": its match in play waits for it" if recs and recs[-1].state == IN_PLAY else ""
         return (f'<p class="warn">Box not connected (switched off, stopped or out of the Wi-Fi) · '
@@ -55,6 +60,14 @@ def presence(board, table, recs, went=None):
                 f'so only as it connects, so the board cannot tell whether it went in a power cut that took '
                 f'the broker too</p>{out}')
     return f'<p class="quiet">{"Box connected · " if online else ""}{last[:1].upper() + last[1:]}</p>{out}'
+
+
+def newer_note(board, table):
+    """Words for a table whose box is newer than the board: the board cannot read what it sends."""
+    return (f'<p class="warn">Its box is newer than this board: it sends version {board.newer[table]} messages, '
+            f'and this board reads version {VERSION}, so nothing it sends is shown. Upgrade the board (as the '
+            f'boxes were): its box keeps every match, and the broker keeps each finished match\'s record, '
+            f'which the upgraded board reads when it starts; the match in play comes whole at its end.</p>')
 
 
 def match_link(rec):
@@ -116,7 +129,7 @@ def table_of_matches(rows):
 def club_page(board, recs, now=None):
     by_table = {}
     with board.lock:  # a table known by its box's status or its table now, before any match of it
-        for table in (*board.online, *board.now, *(t for t, _, _ in board.tables.early)):
+        for table in (*board.online, *board.now, *board.newer, *(t for t, _, _ in board.tables.early)):
             by_table.setdefault(table, [])
     for r in recs:
         by_table.setdefault(r.table, []).append(r)
