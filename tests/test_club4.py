@@ -183,3 +183,41 @@ def test_a_box_newer_than_the_board_is_said_on_the_page_not_only_counted(tmp_pat
     finally:
         board.close()
 
+
+def test_a_second_board_with_its_own_account_reads_the_whole_club_beside_the_first(tmp_path, caplog):
+    """Fault (two boards, as docs/club.md allows: 'any number can subscribe, each with its own file
+    and account'; a second board on the bar's screen, with an account of its own): every board's
+    client id was board-CLUB, whatever its account, so the broker kept one session for both: each
+    board closed the other's connection as it connected, each got part of the club's messages, and
+    acknowledged for the other what the other never got (the broker then forgot it). Now a board's
+    client id names its account (the account 'board' keeps board-CLUB, its queue at the broker
+    across the upgrade): both boards store every event, and neither says another board took its
+    place."""
+    import threading
+    from assistant.club.board_run import run_board
+    from assistant.club.broker import Broker
+    from test_club import mosquitto_or_skip
+    mosquitto_or_skip()
+    caplog.set_level(logging.INFO, logger="assistant.club.board")
+    broker = Broker(tmp_path / "broker", "c", ["t1"], persistence=False, boards=["bar"]).start()
+    stop, boards, threads = threading.Event(), [], []
+    try:
+        for account in ("board", "bar"):
+            boards.append(Board(str(tmp_path / f"{account}.sqlite3"), "c"))
+            threads.append(threading.Thread(target=run_board, args=(boards[-1], broker.url(account), 0, "127.0.0.1"),
+                                            kwargs={"stop": stop}, daemon=True))
+            threads[-1].start()
+        assert wait_for(lambda: all(b.subscribed and b.connected for b in boards))
+        _, events, record = finished_match(tmp_path / "box")
+        send_all(broker, "t1", [(topic, p.encode()) for topic, p in events])
+        assert wait_for(lambda: [b.counts["stored"] for b in boards] == [len(events)] * 2), \
+            [b.counts for b in boards]
+        assert not said(caplog, "another board") and not said(caplog, "lost the broker")
+        assert boards[0].snapshot()["tables"] == boards[1].snapshot()["tables"]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(10)
+        for b in boards:
+            b.close()
+        broker.stop()

@@ -25,7 +25,12 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
     from assistant.club.publisher import RETRY, STEADY, TAKEN, broker_address, make_client
     tls, bhost, bport, user, in_url = broker_address(broker)
     password = password or in_url
-    client = make_client(f"board-{board.club}", user or "board", password, tls, cafile, clean=False)
+    user = user or "board"
+    # the broker keeps one session a client id: two boards of the club on one broker, each with its own
+    # account and file (docs/club.md), took each other's over, each getting part of the messages and
+    # acknowledging them for the other; the account "board" keeps the id it had (its queue at the broker)
+    client_id = f"board-{board.club}" if user == "board" else f"board-{board.club}-{user}"
+    client = make_client(client_id, user, password, tls, cafile, clean=False)
     client.manual_ack_set(True)  # a message is acknowledged once stored (Unstored), never before
     client.reconnect_delay_set(*RETRY)
     unstored = Unstored(board, client)
@@ -67,8 +72,9 @@ def run_board(board, broker, port, host="127.0.0.1", cafile=None, stop=None, pas
                 c.reconnect_delay_set(RETRY[1], RETRY[1])
                 taken.happened("taken", f"board: the broker closed the board's connection {session['short']} times "
                                         f"in a row within {STEADY:g} s: is another board of club {board.club} "
-                                        f"running? (one client id, board-{board.club}: the broker keeps one, and "
-                                        f"each board gets part of the messages); trying again every {RETRY[1]:g} s")
+                                        f"running with the account {user}? (one client id, {client_id}: the "
+                                        "broker keeps one, and each board gets part of the messages; a second "
+                                        f"board takes an account of its own); trying again every {RETRY[1]:g} s")
                 return
         down.happened("broker", f"board: lost the broker at {where} ({reason}); retrying")
 

@@ -64,24 +64,28 @@ def stop_process(proc, grace=5):
             proc.wait()
 
 
-def acl(club, tables, board):
+def acl(club, tables, board, *boards):
+    """Each table writes under its own name; ``board`` (and each of ``boards``: a second board, each
+    with an account of its own) reads the club."""
     lines = []
     for t in tables:
         lines += [f"user {t}", f"topic write club/{club}/{t}/#", ""]
-    lines += [f"user {board}", f"topic read club/{club}/#", ""]
+    for b in (board, *boards):
+        lines += [f"user {b}", f"topic read club/{club}/#", ""]
     return "\n".join(lines)
 
 
 class Broker:
-    """``Broker(folder, club, tables).start()``: accounts for every table and ``board``, each
-    with a random password (``passwords``); ``url(account)`` is the URL a client uses."""
+    """``Broker(folder, club, tables).start()``: accounts for every table and ``board`` (and each
+    of ``boards``, more boards' own), each with a random password (``passwords``); ``url(account)``
+    is the URL a client uses."""
 
-    def __init__(self, folder, club, tables, port=None, persistence=True):
+    def __init__(self, folder, club, tables, port=None, persistence=True, boards=()):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.club, self.tables = club, list(tables)
+        self.club, self.tables, self.boards = club, list(tables), list(boards)
         self.port = port or free_port()
-        self.passwords = {name: secrets.token_hex(8) for name in [*self.tables, "board"]}
+        self.passwords = {name: secrets.token_hex(8) for name in [*self.tables, "board", *self.boards]}
         self.proc = None
         self._started = []  # every process start() made: stop() leaves none behind
         self.persistence = persistence
@@ -93,7 +97,7 @@ class Broker:
         pw.write_text("".join(f"{u}:{p}\n" for u, p in self.passwords.items()))
         pw.chmod(0o600)
         subprocess.run([find("mosquitto_passwd"), "-U", str(pw)], check=True, capture_output=True)
-        (f / "acl").write_text(acl(self.club, self.tables, "board"))
+        (f / "acl").write_text(acl(self.club, self.tables, "board", *self.boards))
         (f / "acl").chmod(0o600)
         lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous false",
                  f"password_file {pw}", f"acl_file {f / 'acl'}",
