@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,53 @@ def test_dev_py_starts_card_assistant_with_ctrl_c_held_and_says_its_own_in_one_l
     with pytest.raises(SystemExit) as exit_:
         dev.main(["dev.py", "run"])
     assert exit_.value.code == 130 and capsys.readouterr().err == "\n"
+
+
+def children(pid):
+    """The processes ``pid`` started that still run (their pids)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found.update(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            pass
+    return found
+
+
+def running(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
+def test_a_club_night_stopped_by_a_signal_leaves_no_broker_or_board_running(tmp_path, sig):
+    """Fault: `card-assistant sim --club` stopped by SIGTERM (a kill) or SIGHUP (its terminal
+    closed) died at once, and the night's Mosquitto and board, started in sessions of their own,
+    ran on for ever, orphaned, holding their ports. Now it stops them first, as on Ctrl-C, and
+    ends with 128 + the signal's number."""
+    from test_club import mosquitto_or_skip
+    mosquitto_or_skip()
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "sim", "--club", "--bots", "--tables", "1",
+                             "--matches", "50", "--state-dir", str(tmp_path)], env=environ(), cwd=ROOT,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = set()
+    try:
+        deadline = time.monotonic() + HANG
+        while not (len(started) == 2 and (tmp_path / "board.log").exists()):  # the broker and the board
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            started |= children(proc.pid)
+            time.sleep(0.01)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=HANG)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        left = [pid for pid in started if running(pid)]
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    assert left == [], f"left running: {left}"
+    assert proc.returncode == 128 + sig, (proc.returncode, out, err)
+    assert "Traceback" not in err

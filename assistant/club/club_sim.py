@@ -132,19 +132,22 @@ def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PA
     folder = Path(folder or tempfile.mkdtemp(prefix="card-assistant-club-"))
     club = "club"
     names = [f"t{i + 1}" for i in range(tables)]
-    broker = Broker(folder / "broker", club, names).start()
+    broker = Broker(folder / "broker", club, names)
     port = free_port()
-    board = {"proc": board_process(folder, broker, port, club), "cpu": 0.0}
-    boxes = [SimTable(i, folder, broker, club, matches, seed, pace) for i in range(tables)]
+    board = {"proc": None, "cpu": 0.0}
+    boxes = []
     kills = {"broker": 0, "board": 0, "drops": 0, "offline": 0}
     done = threading.Event()
+    chaos_thread = None
     started = time.monotonic()
-    try:
+    try:  # from the broker's start: a Ctrl-C or a stop at any moment leaves no broker or board running
+        broker.start()
+        board["proc"] = board_process(folder, broker, port, club)
+        boxes = [SimTable(i, folder, broker, club, matches, seed, pace) for i in range(tables)]
         _wait_subscribed(port, board)
         for b in boxes:
             b.publisher.start()
             b.start()
-        chaos_thread = None
         if chaos:
             chaos_thread = threading.Thread(target=_chaos, args=(random.Random(seed), broker, board, boxes,
                                                                  folder, port, club, kills, done), daemon=True)
@@ -189,10 +192,14 @@ def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PA
             f"publish -> board p50 {figures['p50']:.0f} ms p99 {figures['p99']:.0f} ms")
         return (1 if errors else status), figures
     finally:
+        done.set()  # the chaos ends first: else it could start a broker or a board after the stop
+        if chaos_thread is not None:
+            chaos_thread.join()
         for b in boxes:
             b.publisher.stop()
             b.journal.close()
-        stop_process(board["proc"])
+        if board["proc"] is not None:
+            stop_process(board["proc"])
         broker.stop()
 
 

@@ -328,14 +328,29 @@ def club_sent(journal, wait=10.0):
 
 
 def club_main(args):
+    import signal
     from assistant.club.broker import BrokerMissing
     from assistant.club.club_sim import run_club
+    # stopped (kill, a closed terminal's SIGHUP) as by Ctrl-C: the night's broker and board, in
+    # sessions of their own, are stopped on the way out; before, they ran on, orphaned, for ever
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stopped)
     try:
         status, _ = run_club(args.tables, args.matches, args.seed, args.chaos, folder=args.state_dir)
     except (BrokerMissing, RuntimeError, OSError) as e:
         print(f"card-assistant sim --club: {e}", file=sys.stderr)
         return 1
     return status
+
+
+def stopped(signum, frame):
+    """A signal handler: leave the way Ctrl-C does (every ``finally`` runs), with 128 + the
+    signal's number as the status, as a shell reports a program the signal ended; a second one
+    does not cut that short."""
+    import signal
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":
