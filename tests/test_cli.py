@@ -178,6 +178,20 @@ def test_replay_refuses_a_file_past_the_size_limit(tmp_path):
     refused("replay", path, words="larger than")
 
 
+def test_replay_takes_a_file_of_exactly_one_mebibyte(tmp_path):
+    """docs/scenario-format.md: replay refuses a file *larger than* 1 MiB, so a file of exactly
+    1,048,576 bytes is read and one byte more is refused (only a file far past the limit was
+    tried: a limit of half a mebibyte passed every test)."""
+    from assistant.replay import read_scenario
+    head = b"game towers\nflip JS\n#"
+    path = tmp_path / "edge.scn"
+    path.write_bytes(head + b"x" * ((1 << 20) - len(head)))
+    assert read_scenario(str(path))[:2] == ["game towers", "flip JS"]
+    path.write_bytes(head + b"x" * ((1 << 20) + 1 - len(head)))
+    with pytest.raises(ValueError, match="larger than"):
+        read_scenario(str(path))
+
+
 def test_replay_reads_standard_input():
     out = run("replay", "-", "--json", stdin=EXAMPLE.read_bytes())
     assert out.returncode == 0, out.stderr
