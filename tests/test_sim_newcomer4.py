@@ -126,3 +126,35 @@ def test_an_undone_trump_named_or_for_2_is_said_in_words_not_the_journals(tmp_pa
     from assistant.box.table_view import desk
     assert undone_words(Action("pair", seat=2), 1, ("P1", "P2", "P3", "P4"), desk("twenty-nine")) \
         == "Undone: P3's pair"
+
+
+def test_ctrl_c_stopping_the_bots_in_a_temporary_folder_says_how_to_resume_their_match():
+    """README: without --state-dir the sim "says where at start, and when you quit with a match
+    in play, how to resume it from there"; with --bots "the bots finish it first". Fault: bots
+    stopped with Ctrl-C (the only way to quit them, at --pace 0.3 a match takes minutes) said
+    nothing: the start's line had long scrolled away, and the match was left in a folder no
+    line named any more."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    from test_sim_newcomer import environ
+    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "sim", "--bots", "--matches", "1",
+                             "--pace", "0.3", "--verbose"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=environ())
+    seen = []
+    for line in proc.stdout:  # the bots have begun the match: its first flip is logged
+        seen.append(line)
+        if "action: flip" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stdout.read()
+    proc.wait(timeout=60)
+    folder = seen[0].split("the journal is in ", 1)[1].split(",", 1)[0]
+    try:
+        said = " ".join(rest.split())
+        assert f"the match in play is kept in {folder}; to resume it, start again with --state-dir {folder}" \
+            in said, rest[-800:]
+        assert "Traceback" not in rest
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

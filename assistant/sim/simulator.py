@@ -286,6 +286,10 @@ def main(argv):
             except SimError as e:  # the box refused a bot's action (a full card, say): said, not a bug report
                 print(f"card-assistant sim: the bots stopped: {e}", file=sys.stderr)
                 return 1
+            except KeyboardInterrupt:  # Ctrl-C: the bots' match in play is kept, as the keyboard's is
+                print()
+                say_how_to_resume(sim, args.state_dir, state_dir)
+                raise
             print("the last frame on the OLED:")
             print(to_terminal(sim.box.frame, compact=True))
             if args.club_cfg is not None:
@@ -305,8 +309,9 @@ def main(argv):
 
 
 def say_how_to_resume(sim, named, state_dir):
-    """At the keyboard, a match left in play in the temporary folder: how to go on with it (the
-    line at the start that said where the journal is has long scrolled away)."""
+    """A match left in play in the temporary folder (quit at the keyboard, or the bots stopped with
+    Ctrl-C): how to go on with it (the line at the start that said where the journal is has long
+    scrolled away)."""
     from assistant.sim.keyboard import say
     match = getattr(sim.table, "match", None)
     if not named and match is not None and match.engine.phase != "over":
