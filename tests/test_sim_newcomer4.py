@@ -114,12 +114,12 @@ def test_an_undone_trump_named_or_for_2_is_said_in_words_not_the_journals(tmp_pa
     """Fault: hold Back after "for 2" said "Undone: for2", and after trump named in the second
     round "Undone: name": the journal's words, the second naming neither the suit nor who named
     it. The pair undone said "Undone: pair P3" (read as the pair being P3). Now "Undone: for 2",
-    "Undone: ♠ named by P2" and "Undone: P3's pair"."""
+    "Undone: P2 named ♠" and "Undone: P3's pair"."""
     # towers: P1 deals (J♠), 9♥ turned up, both pass, P2 names ♠ and declares for 2
     out = piped(["sim", "--state-dir", tmp_path], "\nJS\n9H\na\n\na\n\n\nd\n\nu\nu\nq\n")
     said = screen_lines(out)
     assert said[-2].startswith("for2: Undone: for 2 / "), said[-3:]
-    assert said[-1].startswith("trump2: Undone: ♠ named by P2 / "), said[-3:]
+    assert said[-1].startswith("trump2: Undone: P2 named ♠ / "), said[-3:]
     assert not any("for2:" not in s and "for2" in s for s in said)
     from assistant.rules.scenario import Action
     from assistant.box.table_view import undone_words
@@ -158,3 +158,29 @@ def test_ctrl_c_stopping_the_bots_in_a_temporary_folder_says_how_to_resume_their
         assert "Traceback" not in rest
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_every_undo_note_fits_the_oleds_width_with_the_longest_names():
+    """Fault: hold Back's note is one line of the OLED's prompt, drawn whole or cut at its right
+    edge (128 pixels): "Undone: P2's seventh card call" (155 pixels, with guests' names) lost
+    "call", "Undone: P2's scanned hand" its last letters, and with players' names shortened to
+    five characters "Undone: Wilh.+Wolf.'s claim" and "Undone: ♠ named by Maxi." ran off the
+    screen. Now each note fits, whatever the names."""
+    from assistant.box.screen import W, text_width
+    from assistant.box.table_view import desk, shortened, undone_words
+    from assistant.rules.cards import parse_card
+    from assistant.rules.scenario import Action
+    ten = (parse_card("10H"),)
+    kinds = {"twenty-nine": [Action("claim", seat=0), Action("accuse", seat=1), Action("play", cards=ten),
+                             Action("flip", cards=ten), Action("trump", cards=ten), Action("hand", seat=1, cards=()),
+                             Action("bid", value=29), Action("pass"), Action("call"), Action("seventh"),
+                             Action("finish"), Action("double"), Action("redouble"), Action("pair", seat=1)],
+             "towers": [Action("name", value=0), Action("for2"), Action("accept"), Action("discard", cards=ten),
+                        Action("upcard", cards=ten), Action("claim", seat=0), Action("hand", seat=1, cards=())]}
+    for seats in (("P1", "P2", "P3", "P4"), ("Wilhelmina", "Maximilian", "Wolfgang", "Mohammed")):
+        for game, actions in kinds.items():
+            names = seats if game == "twenty-nine" else seats[:2]
+            for action in actions:
+                note = undone_words(action, 1, names, desk(game))
+                shown = shortened({"prompt": note}, None, names)[0]["prompt"] if seats[0] != "P1" else note
+                assert text_width(shown, 1, False) <= W, (shown, text_width(shown, 1, False))

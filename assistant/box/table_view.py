@@ -76,11 +76,14 @@ def accusation_words(table, b, seat):
 
 
 def undone_words(action, actor, seats, d):
-    """What an undo took back, in words that name only public cards (``d``: the game's desk)."""
+    """What an undo took back, in words that name only public cards (``d``: the game's desk); one
+    line of the OLED's prompt, so short enough for its 128 pixels with any names (shortened to 5)."""
     who = seats[actor] if actor is not None else None
     k = action.kind
     if k == "claim" and action.seat is not None:  # the side claims, not a player
-        return f"Undone: {d.side_name(seats, d.side_of(action.seat))}'s claim"
+        side = d.side_name(seats, d.side_of(action.seat))
+        # two names cut to five characters leave no room for "'s"
+        return f"Undone: {side}'s claim" if len(short_side(side)) <= 9 else f"Undone: {side} claim"
     if k == "accuse" and action.seat is not None:
         return f"Undone: accusing {seats[action.seat]}"  # "the accusation of P3" read as P3 accusing
     if k == "play" and who:
@@ -90,20 +93,27 @@ def undone_words(action, actor, seats, d):
     if k == "upcard":
         return f"Undone: up-card {card_label(action.cards[0])}"
     if k in HIDDEN_KINDS:
-        target = HIDDEN_KINDS[k] if k != "hand" else f"{seats[action.seat]}'s scanned hand"
+        target = HIDDEN_KINDS[k] if k != "hand" else f"{seats[action.seat]}'s hand scan"
         return f"Undone: {target}"
     if k == "bid" and who:
         return f"Undone: {who}'s bid {action.value}"
-    if k in ("pass", "accept", "call", "seventh") and who:
-        return f"Undone: {who}'s {dict(seventh='seventh card call').get(k, k)}"
-    if k == "name" and who:  # towers, the second round: the suit and who named it
-        return f"Undone: {SUIT_SYMBOLS[action.value]} named by {who}"
+    if k == "seventh":  # the bidder's, named on the line under it ("P2 bid 16: set trump")
+        return "Undone: 7th card call"
+    if k in ("pass", "accept", "call") and who:
+        return f"Undone: {who}'s {k}"
+    if k == "name" and who:  # towers, the second round: who named which suit
+        return f"Undone: {who} named {SUIT_SYMBOLS[action.value]}"
     if k == "for2":  # the bidder's, who need not be the player to act once it is taken back
         return "Undone: for 2"
     if k == "pair" and action.seat is not None:
         return f"Undone: {seats[action.seat]}'s pair"
     seat = f" {seats[action.seat]}" if action.seat is not None else ""
     return f"Undone: {k}{seat}"
+
+
+def short_side(side):
+    """A side's name ("Wilhelmina+Wolfgang") as the OLED shows it ("Wilh.+Wolf.")."""
+    return "+".join(short_name(n) for n in side.split("+"))
 
 
 def build_view(table):
