@@ -178,9 +178,13 @@ def test_dev_py_web_makes_its_play_folder_private(tmp_path, monkeypatch):
     monkeypatch.setattr(dev, "ROOT", tmp_path)
     monkeypatch.setattr(dev, "BIN", Path(sys.executable).parent)
 
-    def stop_before_the_bots(*cmd, **kw):
-        raise KeyboardInterrupt
-    monkeypatch.setattr(dev, "sh", stop_before_the_bots)
+    start = dev.card_assistant
+
+    def stop_before_the_bots(*cmd, **kw):  # the page is started; Ctrl-C as the bots would start
+        if cmd[0] == "sim":
+            raise KeyboardInterrupt
+        return start(*cmd, **kw)
+    monkeypatch.setattr(dev, "card_assistant", stop_before_the_bots)
     old = os.umask(0o022)
     try:
         dev.web(["--port", "0"])
