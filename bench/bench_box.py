@@ -12,14 +12,17 @@
    The path includes the SQLite journal write (synchronous=FULL) before the screen changes.
    A card lies on its pad until the box has shown it, then is lifted (a real tap lasts 80 ms
    or more: `bench reader`), so its REMOVE line never races the ARRIVE through the box.
-   With the journal on the disk, three times in the same run: the box as it is (the box's
+   With the journal on the disk, four times in the same run: the box as it is (the box's
    thread stores the action while the render thread works out the view and draws the frame,
    goal: p99 <= the commit's p99 + 0.3 ms) with the virtual firmware in a process of its own
    (bench/firmware_process.py: the Pico is another chip, so nothing else in the box's process
-   runs when a tap's line arrives); the same with the firmware on a thread of the box's process
-   (as `card-assistant sim` runs it: that thread still holds the interpreter for a moment after
-   it writes the line, and reads the box's LED and beep commands); and with the commit, then
-   the view and the drawing, all on the box's thread.
+   runs when a tap's line arrives); the same with the box's threads real-time (SCHED_RR 1, as
+   the unit's ExecStartPost makes them on the box; needs root here); the same with the firmware
+   on a thread of the box's process (as `card-assistant sim` runs it: that thread still holds
+   the interpreter for a moment after it writes the line, and reads the box's LED and beep
+   commands); and with the commit, then the view and the drawing, all on the box's thread.
+   Then with a busy process on each core beside the box: at nice 0, at the unit's nice -10
+   alone (where the kernel refuses real-time), and real-time as the unit runs it.
 2. Idle CPU: ``card-assistant run`` as a subprocess (GPIOZERO_PIN_FACTORY=mock, dummy display,
    the reader on a virtual-firmware pty that heartbeats once a second like the real firmware,
    the unit's watchdog interval), READY=1 awaited on a real AF_UNIX datagram socket, then
@@ -69,7 +72,18 @@ def pct(samples, q):
 
 # -- 1. latency ---------------------------------------------------------------------------
 
-def latency(tmp, overlap=True, reader="process"):
+def realtime(on):
+    """Every thread of this process real-time (SCHED_RR 1), as the unit's ExecStartPost makes the
+    box's with chrt --all-tasks once it is up (threads made later inherit it); or back to normal."""
+    policy, param = (os.SCHED_RR, os.sched_param(1)) if on else (os.SCHED_OTHER, os.sched_param(0))
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setscheduler(int(tid), policy, param)
+        except ProcessLookupError:  # a thread that has just ended
+            pass
+
+
+def latency(tmp, overlap=True, reader="process", rt=False):
     """Per tap that changed the screen: (ARRIVE written -> frame to the device, journal write).
 
     ``reader="process"``: the virtual firmware runs in a process of its own
@@ -87,6 +101,8 @@ def latency(tmp, overlap=True, reader="process"):
         jn = getattr(jn, "journal", jn)  # the Journal itself: its append is the commit
         shown, append = device.display, jn.append
         pad_of = Firmware(sim, pads) if reader == "process" else InProcess(sim.firmware, arrivals)
+        if rt:  # after the firmware's process is made: the Pico is not the box
+            realtime(True)
 
         def timed_display(image, shown=shown, frames=frames):
             frames.append(time.perf_counter())
@@ -123,6 +139,8 @@ def latency(tmp, overlap=True, reader="process"):
         try:
             run_bots(sim, game, matches, seed, 0.1, out=lambda s: None)
         finally:
+            if rt:
+                realtime(False)
             pad_of.close()
             sim.stop()
     return samples, journal, still
@@ -203,14 +221,20 @@ def filesystem(path):
     return kind
 
 
-def report_latency(tmp, where, overlap=True, reader="process", busy=""):
+def report_latency(tmp, where, overlap=True, reader="process", busy="", rt=False):
     load = os.getloadavg()[0]
-    samples, journal, still = latency(tmp, overlap, reader)
+    try:
+        samples, journal, still = latency(tmp, overlap, reader, rt)
+    except PermissionError:
+        print(f"tap -> new frame, the box real-time{busy}: not measured (real-time scheduling needs root "
+              f"or a LimitRTPRIO; the unit's ExecStartPost gives it on the box)")
+        return
     p50, p99 = pct(samples, 0.5) * 1e3, pct(samples, 0.99) * 1e3
     how = "view and frame made during the commit" if overlap else "commit, then view and drawing (no overlap)"
     lines = ("the reader's lines written by a process of its own, as the Pico is another chip"
              if reader == "process" else
              "the reader's lines written by a thread of the box's process, as in `card-assistant sim`")
+    how += ", the box's threads real-time (SCHED_RR 1, as the unit runs them)" if rt else ""
     print(f"tap -> new frame on the display, journal on {where} ({filesystem(tmp)}), {how}, {lines}{busy}: "
           f"{len(samples)} taps that changed the screen ({still} that did not were left out), "
           f"bots playing towers and Twenty-Nine:")
@@ -230,20 +254,21 @@ def report_latency(tmp, where, overlap=True, reader="process", busy=""):
 
 def report_busy(tmp):
     """The latency again with a busy process on every core (as the web page's service, a club's
-    board or Mosquitto may be on the Pi), the box at nice 0 (the alternative) and at the unit's
-    Nice=-10 (systemd/card-assistant.service). Threads take the niceness of the thread that makes
-    them: the box's are made after it is set."""
+    board or Mosquitto may be on the Pi), the box at nice 0 (the alternative), at the unit's
+    Nice=-10 alone (where the kernel refuses real-time) and real-time as the unit runs it
+    (systemd/card-assistant.service). Threads take the niceness of the thread that makes them:
+    the box's are made after it is set."""
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
     try:
-        for nice in (0, -10):
+        for nice, rt in ((0, False), (-10, False), (-10, True)):
             try:
                 os.setpriority(os.PRIO_PROCESS, 0, nice)
             except PermissionError:
                 print(f"  at nice {nice}: not measured (a lower niceness needs root; systemd sets the unit's)")
                 continue
             try:
-                report_latency(tmp, "the disk", busy=f", {len(spinners)} busy processes at nice 0 beside it, "
-                                                     f"the box at nice {nice}")
+                report_latency(tmp, "the disk", rt=rt, busy=f", {len(spinners)} busy processes at nice 0 beside "
+                                                            f"it, the box at nice {nice}" + (" and real-time" if rt else ""))
             finally:
                 os.setpriority(os.PRIO_PROCESS, 0, 0)
     finally:
@@ -451,6 +476,7 @@ def verdict(ok):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         report_latency(tmp, "the disk")
+        report_latency(tmp, "the disk", rt=True)
         report_latency(tmp, "the disk", reader="thread")
         report_latency(tmp, "the disk", overlap=False)
         report_busy(tmp)

@@ -180,6 +180,23 @@ def test_unit_reaches_gpio_i2c_and_the_reader_but_no_other_device():
     assert values("PrivateDevices") in ([], ["no"])
 
 
+def test_unit_makes_the_box_real_time_once_up_and_runs_on_where_that_is_refused():
+    """A tap before the other programs on a busy Pi (docs/latency.md): chrt, as root (+), gives
+    every thread of the daemon SCHED_RR priority 1 after READY=1; a kernel that refuses (real-time
+    group scheduling) must not fail the unit (-), which runs on at its niceness. Not
+    CPUSchedulingPolicy=, whose refusal is 214/SETSCHEDULER and a restart loop; and the daemon
+    itself still may not raise its own priority (the seccomp filter). Tried for real under
+    systemd by tests/test_systemd_chroot.py."""
+    (post,) = values("ExecStartPost")
+    prefix, command = re.match(r"([-+@:!]*)(.*)", post).groups()
+    assert "-" in prefix and "+" in prefix, post
+    assert command.split() == ["/usr/bin/chrt", "--rr", "--all-tasks", "--pid", "1", "$MAINPID"]
+    assert values("CPUSchedulingPolicy") == [] and values("CPUSchedulingPriority") == []
+    assert values("Nice") == ["-10"]
+    assert values("RestrictRealtime") == ["yes"]
+    assert any("@resources" in v and v.startswith("~") for v in values("SystemCallFilter"))
+
+
 def test_unit_is_not_ordered_on_a_device():
     for section, key, value in unit_lines():
         if key in ("After", "Before", "Requires", "BindsTo", "Wants", "Requisite", "PartOf"):

@@ -9,7 +9,8 @@ systemd/install.sh runs as user pi with sudo, as hardware/BUILD.md says. Then, u
    reboot, the service reaches READY and stays up (no crash loop, no restart) for a minute with
    one log line about the screen; meanwhile `python3 dev.py run` works as pi in the same checkout,
    which the installer left exactly as it was;
-2. with the dummy display: READY on a resumed match, two watchdog periods, SIGKILL -> restarted and
+2. with the dummy display: READY on a resumed match, every thread real-time (SCHED_RR 1, the
+   unit's ExecStartPost), two watchdog periods, SIGKILL -> restarted (real-time again) and
    resumed with exactly the same actions, SIGTERM -> stopped cleanly within TimeoutStopSec;
 3. the club's board (issue 14): `install.sh --board` sets up Mosquitto and card-assistant-board.service;
    the board starts as its own user, subscribes with its password from a file (on no command line), its page
@@ -141,6 +142,16 @@ class Chroot:
     def checkout_state(self):
         return self.exec("find", CHECKOUT, "-printf", r"%u:%g %m %s %T@ %p\n").stdout
 
+    def scheduling(self, pid):
+        """{thread id: "SCHED_RR 1"} for every thread of ``pid``, as chrt reads them."""
+        out = self.exec("bash", "-c", f'for t in /proc/{pid}/task/*; do chrt -p "${{t##*/}}"; done').stdout
+        got = {}
+        for line in out.splitlines():
+            m = re.match(r"pid (\d+)'s current scheduling (policy|priority): (\S+)", line)
+            if m:
+                got.setdefault(m.group(1), []).append(m.group(3))
+        return {tid: " ".join(v) for tid, v in got.items()}
+
     def actions(self):
         self.write("/root/actions.py", ACTIONS)
         return self.exec("/usr/bin/python3", "/root/actions.py", JOURNAL).stdout.splitlines()
@@ -226,11 +237,19 @@ def test_ready_watchdog_sigkill_resume_and_clean_stop(box):
     time.sleep(2 * WATCHDOG_SEC + 1)  # two watchdog periods: the pings keep it alive
     assert box.ready() and box.prop("NRestarts") == restarts, box.status()
 
+    # the unit's ExecStartPost: every thread of the box real-time (SCHED_RR 1) once it is up,
+    # though the daemon itself may not ask for it (RestrictRealtime=yes)
     pid = box.prop("MainPID")
+    threads = box.scheduling(pid)
+    assert threads and set(threads.values()) == {"SCHED_RR 1"}, threads
+    assert "Traceback" not in box.log() and "chrt" not in box.log()
+
     box.exec("kill", "-KILL", pid)  # the daemon, as the kernel's OOM killer or a crash would
     box.wait(lambda: box.prop("MainPID") not in ("0", pid) and box.ready(), "the restart after SIGKILL")
     assert int(box.prop("NRestarts")) == int(restarts) + 1
     box.wait(lambda: box.log().count(f"after {SEEDED} actions") == 2, "the second resume")
+    threads = box.scheduling(box.prop("MainPID"))  # the restarted box is real-time again
+    assert threads and set(threads.values()) == {"SCHED_RR 1"}, threads
 
     start = time.monotonic()
     box.exec("systemctl", "stop", "card-assistant", timeout=TIMEOUT_STOP_SEC + 30)
