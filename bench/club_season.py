@@ -104,12 +104,16 @@ def players_before(board):
 def as_before():
     """The first start as it was before (patched in, for the figures side by side): a match's events
     from the file applied one at a time, as if they came live (a towers discard's stand-in found
-    wrong each hand, and the match so far replayed again), and a commit (synced) a match put away."""
+    wrong each hand, and the match so far replayed again), its record made by replaying its lines
+    once more, and a commit (synced) a match put away."""
+    from assistant.club import season
     from assistant.club.replay import BoardMatch
     from assistant.club.store import BoardFile
-    add, put_away = BoardMatch.add, BoardFile.put_away
+    add, put_away, match_record = BoardMatch.add, BoardFile.put_away, season.match_record
     BoardMatch.add = lambda self, n, event, more=False: add(self, n, event)
     BoardFile.put_away = lambda self, matches: [put_away(self, [m]) for m in matches]
+    season.match_record = lambda k, t, j, run, mid, bm, lines, *rest: match_record(
+        k, t, j, run, mid, bm, season.lines_of(bm) if lines is None else lines, *rest)
 
 
 def worker(path, keep, pages, requests):

@@ -75,17 +75,19 @@ class MatchRecord:
         return " + ".join(self.sides()[side])
 
 
-def replay_match(mid, game, seats, options, lines, started, latest):
+def replay_match(mid, game, seats, options, lines, started, latest, match=None):
     """A MatchRecord from a match's journal lines (undo lines included). A line that cannot be
-    applied ends the replay there (as the box's resume does) and is noted in ``problem``."""
-    match = Match(game, seats, options)
+    applied ends the replay there (as the box's resume does) and is noted in ``problem``.
+    ``match``: the Match those lines make, already made (the club's board has it): not made again."""
     problem = None
-    for n, line in enumerate(lines, 1):
-        try:
-            match.apply(parse_action(line.split(), game, match.seats, n))
-        except (ScenarioError, Refused):
-            problem = f"the journal's actions from number {n} on could not be read"
-            break
+    if match is None:
+        match = Match(game, seats, options)
+        for n, line in enumerate(lines, 1):
+            try:
+                match.apply(parse_action(line.split(), game, match.seats, n))
+            except (ScenarioError, Refused):
+                problem = f"the journal's actions from number {n} on could not be read"
+                break
     engine = type(match.engine)(match.seats, match.options)
     hands = []
     last = None

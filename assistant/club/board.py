@@ -177,7 +177,7 @@ class Board:
                 if bm is None:
                     continue  # events before their match's start only (held: a few, bounded)
                 try:
-                    rec = season.match_record(0, *key[:2], self.run(*key[:2]), key[2], bm, season.lines_of(bm), False,
+                    rec = season.match_record(0, *key[:2], self.run(*key[:2]), key[2], bm, None, False,
                                               on_board(self, *key[:2], bm.started) or 0,
                                               on_board(self, *key[:2], self.clocks.last.get(key)))
                     span = self.clocks.span(*key, bm.started)

@@ -38,8 +38,9 @@ def match_record(k, table, journal, run, mid, bm, lines, latest, started, last):
     """The record of the board's match ``bm`` (its own replay of ``lines``: stats.replay_match),
     numbered ``k``; ``latest``: the table's latest match (in play, not abandoned, while it has no
     winner); ``started`` and ``last``: its start and its latest event as the pages show them (the
-    finish of a finished match)."""
-    rec = replay_match(k, bm.game, bm.seats, bm.options, lines, started, latest)
+    finish of a finished match). ``lines`` None: ``bm``'s match as it is, not replayed again (the
+    board's lock held: putting a match away, where the replay again was a third of a season's start)."""
+    rec = replay_match(k, bm.game, bm.seats, bm.options, lines, started, latest, bm.match if lines is None else None)
     rec.table, rec.table_match, rec.journal, rec.run = table, mid, journal, run
     # minutes a match; a match in play or abandoned has not finished
     rec.finished = last if started and rec.state == FINISHED else None
