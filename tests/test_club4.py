@@ -9,7 +9,7 @@ import sqlite3
 
 from assistant.club.board import Board
 from assistant.club.page import club_json
-from test_club import (bot_table, broker, deliver, finished_match, live_board, play, said,  # noqa: F401
+from test_club import (bot_table, broker, deliver, finished_match, live_board, page_of, play, said,  # noqa: F401
                        send_all, wait_for)
 
 
@@ -119,6 +119,8 @@ def test_a_damaged_match_in_the_boards_file_does_not_stop_every_tables_events(br
     (bm,) = [bm for key, bm in live_board.matches.items() if key[0] == "t2"]
     assert bm.match.state() == t.match.state()
     j.close()
+    assert "The board's file is damaged: what it cannot store is refused (the log says which). Restart the " \
+           "board" in page_of(live_board, "/")  # not only t1's count, whose words name boxes' causes
 
 
 def test_a_row_breaking_the_boards_own_constraints_is_damage_not_a_disk_to_wait_for(tmp_path, caplog):

@@ -97,6 +97,7 @@ class Board:
         self.beat = {}      # table -> seconds between its box's "online" statuses; None: an older box's
         self.refused_at = {}  # table -> messages refused on its topics (the page says so beside it)
         self.newer = {}     # table -> the version of the latest message from a box newer than the board
+        self.damaged = False  # its file was found damaged while it ran (a restart repairs it)
         self.heard = self.file.heard()  # table -> when the board last received an event of it (its clock)
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
         self.put_away_version = 0  # one more each time matches are put away or brought back (the standings' cache)
@@ -271,6 +272,7 @@ class Board:
                     self._refused(topic, f"the board's file {self.file.path} cannot take it ({unwritable(e)}; "
                                          "the board goes on with the other messages, and the match's record "
                                          "brings this one back after the restart)")
+                    self.damaged = True  # the page says so at its top: its refusals are no box's doing
                     return True
                 self._refused(topic, f"the board's file {self.file.path} cannot be written ({unwritable(e)}): "
                                      "the broker keeps what it could not store (not acknowledged), and the "

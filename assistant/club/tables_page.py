@@ -146,6 +146,10 @@ def club_page(board, recs, now=None):
     if not board.connected:
         parts.append('<p class="quiet">The board is not connected to the broker: '
                      'nothing new can arrive until it is (the log says why).</p>')
+    if board.damaged:  # a table's refusals are then the board's own doing, not its box's
+        parts.append('<p class="warn">The board\'s file is damaged: what it cannot store is refused (the log '
+                     'says which). Restart the board: it sets the file aside, reads back what it can, and '
+                     'the matches\' records bring back the rest.</p>')
     if not by_table:
         parts.append('<p class="quiet">No table has sent anything yet.</p>')
     with board.lock:
