@@ -134,3 +134,17 @@ def test_a_club_night_stopped_by_a_signal_leaves_no_broker_or_board_running(tmp_
     assert left == [], f"left running: {left}"
     assert proc.returncode == 128 + sig, (proc.returncode, out, err)
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "loop"])
+def test_enroll_verify_of_a_deck_name_no_file_can_have_is_one_line(tmp_path, name):
+    """Fault (the command line attacked): `card-assistant enroll --verify NAME` with a name longer
+    than a file's name may be was "internal error (OSError)" (status 70, as a bug), and a link that
+    leads round in a loop was called no deck file. Now one line naming why, status 2."""
+    (tmp_path / "loop").symlink_to("loop")
+    run = subprocess.run([sys.executable, "-m", "assistant.cli", "enroll", "--verify", str(tmp_path / name)],
+                         env=environ(), cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         timeout=HANG)
+    assert run.returncode == 2 and len(run.stderr.splitlines()) == 1, run
+    why = "leads round in a loop" if name == "loop" else "cannot be read (File name too long)"
+    assert run.returncode == 2 and why in run.stderr, run.stderr

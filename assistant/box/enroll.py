@@ -126,12 +126,21 @@ def deck_problem(args):
     """Why the deck file cannot be used as asked, or None; checked before the first tap."""
     deck = args.deck
     if args.verify:
+        import errno
+        import os
+        import stat
         try:
-            is_dir, exists = deck.is_dir(), deck.exists()
+            is_dir = stat.S_ISDIR(os.stat(deck).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            return f"there is no deck file {deck} to verify"
         except PermissionError:  # the box's state folder (0700) typed as another user
             return f"{deck} cannot be read (Permission denied): run this as the box's user, or with sudo"
+        except OSError as e:  # a name too long was an internal error; a loop was called no file
+            if e.errno == errno.ELOOP:
+                return f"{deck} is a link that leads round in a loop, not a deck file"
+            return f"{deck} cannot be read ({e.strerror})"
         if not is_dir:
-            return None if exists else f"there is no deck file {deck} to verify"
+            return None
     return cannot_write(deck)
 
 
