@@ -148,3 +148,21 @@ def test_enroll_verify_of_a_deck_name_no_file_can_have_is_one_line(tmp_path, nam
     assert run.returncode == 2 and len(run.stderr.splitlines()) == 1, run
     why = "leads round in a loop" if name == "loop" else "cannot be read (File name too long)"
     assert run.returncode == 2 and why in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("path", ["/matches?page=%C2%B2", "/api/matches?page=%C2%B9"])
+def test_a_page_number_in_digits_python_cannot_count_is_no_such_page(tmp_path, path):
+    """Fault (the web page attacked with query strings): `?page=²` (a superscript two: a digit to
+    str.isdigit, no number to int) answered 500 "the box could not make this page" and wrote an
+    ERROR line to the log for each request, as if the page had a bug. Now it is a page that is not
+    there (404), and the log says nothing."""
+    from test_stats import write_journal
+    from test_web_faults import Web
+    write_journal(tmp_path)
+    web = Web(tmp_path)
+    try:
+        status, _, _ = web.get(path)
+    finally:
+        err = web.stop()
+    assert status == 404
+    assert len(err.splitlines()) == 1, err  # the line that says where it serves, only

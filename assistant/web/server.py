@@ -143,7 +143,8 @@ class Handler(PlainErrors):
     def _page(self):
         """The page asked for with ``?page=N`` (1 when none), 0 when that is not a number."""
         asked = parse_qs(self.path.partition("?")[2]).get("page", ["1"])[-1]
-        return int(asked) if asked.isdigit() and len(asked) < 10 else 0
+        # ASCII digits only: "²" is a digit to isdigit() and no number to int() (a 500 and an ERROR line)
+        return int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
 
     def match_page(self, mid):
         records = self.site.records()
