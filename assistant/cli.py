@@ -36,6 +36,16 @@ def argument_parser(prog, **kw):
     return OneLineParser(prog=prog, **kw)
 
 
+def folder_named(value):
+    """The ``type`` of an option naming a folder (``--state-dir``): an empty name, an unset shell
+    variable's, is refused; it was taken as no option at all, so `run`, `export`, `players` and
+    `web` worked on the config's state folder (the box's own journal) and `sim` on a new one."""
+    if not value:
+        import argparse
+        raise argparse.ArgumentTypeError("is empty (an unset shell variable?): name a folder")
+    return value
+
+
 def cannot_write(path):
     """Why a file cannot be written at ``path``, in words, or None: checked before any work, so
     a refusal changes nothing."""

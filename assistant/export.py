@@ -14,12 +14,12 @@ WARNING = "holds the hidden cards too (a face-down trump, scanned hands): share 
 
 
 def main(argv):
-    from assistant.cli import argument_parser
+    from assistant.cli import argument_parser, folder_named
     parser = argument_parser("card-assistant export", description=__doc__.split("\n\n")[0])
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--match", type=int, metavar="N", help="the match numbered N (default: the latest)")
     which.add_argument("--all", action="store_true", help="every match, one file each, into the folder OUT")
-    parser.add_argument("--state-dir", default=None, help="where the journal lives (default: the config's)")
+    parser.add_argument("--state-dir", default=None, type=folder_named, help="where the journal lives (default: the config's)")
     parser.add_argument("--config", default=None, help="TOML config, for its state_dir")
     parser.add_argument("out", metavar="OUT", help="the scenario file to write (- for standard output)")
     args = parser.parse_args(argv)

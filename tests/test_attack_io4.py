@@ -166,3 +166,23 @@ def test_a_page_number_in_digits_python_cannot_count_is_no_such_page(tmp_path, p
         err = web.stop()
     assert status == 404
     assert len(err.splitlines()) == 1, err  # the line that says where it serves, only
+
+
+@pytest.mark.parametrize("command", [["export", "OUT"], ["players", "list"], ["players", "add", "Zed"],
+                                     ["sim", "--bots"]], ids=" ".join)
+def test_an_empty_state_folder_name_is_refused_not_taken_for_the_boxs_own(tmp_path, command):
+    """Fault (the command line attacked): `--state-dir ''` (an unset shell variable:
+    `--state-dir "$DIR"`) was taken as no --state-dir at all, so `export`, `players` (`add` too:
+    it wrote the box's own players.txt), `run` and `web` worked on the config's state folder, the
+    box's own journal, and `sim` on a new temporary one, without a word. Now it is refused in one
+    line, status 2, and nothing is made or changed."""
+    box = tmp_path / "box"
+    box.mkdir()
+    (tmp_path / "config.toml").write_text(f'[paths]\nstate_dir = "{box}"\n')
+    given = ["--config", str(tmp_path / "config.toml")] if command[0] != "sim" else []
+    argv = [command[0], *given, "--state-dir", "", *command[1:]]
+    run = subprocess.run([sys.executable, "-m", "assistant.cli", *argv], env=environ(TMPDIR=str(tmp_path)),
+                         cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=HANG)
+    assert run.returncode == 2 and len(run.stderr.splitlines()) == 1, run
+    assert "argument --state-dir: is empty" in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["box", "config.toml"] and not any(box.iterdir())

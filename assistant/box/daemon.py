@@ -136,10 +136,10 @@ def cannot_run(cfg):
 
 
 def main(argv):
-    from assistant.cli import argument_parser
+    from assistant.cli import argument_parser, folder_named
     parser = argument_parser("card-assistant run", description="Run the box.")
     parser.add_argument("--config", default=None, help="TOML config (default: built-in defaults)")
-    parser.add_argument("--state-dir", default=None, help="where the journal lives (overrides the config)")
+    parser.add_argument("--state-dir", default=None, type=folder_named, help="where the journal lives (overrides the config)")
     parser.add_argument("--timing", action="store_true", help="log the time of each stage of every "
                         "event and each OLED write (docs/latency.md)")
     args = parser.parse_args(argv)

@@ -210,12 +210,12 @@ def wait_for_tag(events, say):
 
 def main(argv, events=None):
     """``events`` (a queue of reader events) replaces the serial port in tests."""
-    from assistant.cli import argument_parser
+    from assistant.cli import argument_parser, folder_named
     from assistant.box.reader_port import DEFAULT_PORT, open_reader
     p = argument_parser("card-assistant players", description="Enrol, list, rename and remove player tags.")
     p.add_argument("what", choices=("add", "list", "rename", "remove"), nargs="?")
     p.add_argument("names", nargs="*", metavar="NAME")
-    p.add_argument("--state-dir", default=None, help="where the journal and players.txt live (default: the config's)")
+    p.add_argument("--state-dir", default=None, type=folder_named, help="where the journal and players.txt live (default: the config's)")
     p.add_argument("--config", default=None, help="TOML config, for its state_dir and deck")
     p.add_argument("--port", default=DEFAULT_PORT, help=f"the reader's serial port (default {DEFAULT_PORT})")
     args = p.parse_args(argv)

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assistant.cli import argument_parser, shown
+from assistant.cli import argument_parser, folder_named, shown
 from assistant.box.journal_files import JournalUnavailable, private_dir
 from assistant.sim.simbox import SimBox
 
@@ -42,8 +42,8 @@ def parse_args(argv):
     p.add_argument("--pace", type=float, default=None, metavar="SECONDS",
                    help="with --bots: wait this long after each action, to watch them play "
                         "(on the web page's Now page); 0 to 10, default 0")
-    p.add_argument("--frames", metavar="DIR", help="save every displayed frame as PNG")
-    p.add_argument("--state-dir", help="journal and deck (default: a new temporary directory)")
+    p.add_argument("--frames", metavar="DIR", type=folder_named, help="save every displayed frame as PNG")
+    p.add_argument("--state-dir", type=folder_named, help="journal and deck (default: a new temporary directory)")
     p.add_argument("--pads", default=None,
                    help="pad roles in the reader's pad order, e.g. P1,P2,centre (default: P1,P2,P3,P4, "
                         "which fits a match of either game begun from the menu)")

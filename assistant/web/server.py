@@ -17,7 +17,7 @@ from html import escape
 from urllib.parse import parse_qs
 
 from assistant.box.players import GUEST
-from assistant.cli import argument_parser, not_a_folder, shown
+from assistant.cli import argument_parser, folder_named, not_a_folder, shown
 from assistant.web import pages
 from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server, log  # noqa: F401 (callers import them here)
 from assistant.web.site import STATIC, MatchGone, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
@@ -218,9 +218,9 @@ def make_server(state_dir, host="127.0.0.1", port=8029, runtime=None):
 def main(argv):
     from assistant.box.config import ConfigError, host_problem, load
     parser = argument_parser("card-assistant web", description="Serve the box's web page (read-only).")
-    parser.add_argument("--state-dir", default=None, help="where the journal lives (default: the config's)")
+    parser.add_argument("--state-dir", default=None, type=folder_named, help="where the journal lives (default: the config's)")
     parser.add_argument("--config", default=None, help="TOML config: its [web] section and state_dir")
-    parser.add_argument("--runtime-dir", default=None,
+    parser.add_argument("--runtime-dir", default=None, type=folder_named,
                         help="where the box writes its screen for the Now page (on the box "
                              "/run/card-assistant; default: the state folder's run/)")
     parser.add_argument("--host", default=None, help="address to listen on (default: the config's, else 127.0.0.1)")
