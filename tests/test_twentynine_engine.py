@@ -110,6 +110,9 @@ def test_n7_last_card_of_an_unknown_bidder_is_the_trump_card():
     (Action("accuse"), "needs a seat"),
     (Action("hand", seat=1, cards=(1, 2, 3)), "dealt 8 cards"),
     (Action("trump", cards=()), "not possible now"),
+    # N5: a call is made in play only (a mutation that let the auction reach the call's other
+    # checks was refused for the wrong reason, "P2 leads", and passed every test)
+    (Action("call"), "a call for trump is not possible now"),
 ])
 def test_bad_input_is_refused_in_plain_words(action, words):
     """Scenario format: bad input of any shape is a Refused with a reason, never another exception."""
