@@ -47,5 +47,9 @@ def test_left_bower_belongs_to_trump():
 def test_suits_by_letter_or_symbol():
     assert [C.parse_suit(s) for s in "SHDC"] == [0, 1, 2, 3]
     assert [C.parse_suit(s) for s in "♠♥♦♣"] == [0, 1, 2, 3]
+    # docs/scenario-format.md: "the outline forms ♤ ♡ ♢ ♧ too" (no test read them: a mutation that
+    # made ♤ hearts passed every test)
+    assert [C.parse_suit(s) for s in "♤♡♢♧"] == [0, 1, 2, 3]
+    assert [C.card_name(C.parse_card(t)) for t in ("J♤", "10♡", "A♢", "9♧")] == ["JS", "10H", "AD", "9C"]
     with pytest.raises(C.CardError):
         C.parse_suit("X")

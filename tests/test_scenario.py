@@ -34,6 +34,11 @@ def test_header_and_comments():
     ("game twenty-nine\noption colour=red", 2, "unknown option"),
     ("game twenty-nine\noption double=maybe", 2, "takes off or on"),
     ("game towers\nseats A", 2, "exactly 2"),
+    # docs/scenario-format.md: the header's game, seats and each option once (a second seats
+    # line that renamed the players passed every test)
+    ("game towers\nseats A B\nseats C D", 3, "already named"),
+    ("game towers\ngame towers", 2, "already set"),
+    ("game twenty-nine\noption pair=on\noption pair=off", 3, "second time"),
     ("game towers\nseats JS B", 2, "read as a card"),
     ("game towers\nflip JS\nupcard 8S", 3, "not in the towers pack"),
     ("game towers\nflip JS\nupcard ZZ", 3, "not a card"),
