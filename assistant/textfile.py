@@ -156,10 +156,13 @@ def _new_file(path):
             raise OSError(e.errno, e.strerror, str(path)) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # a sweep holding it unlinks it first: seen just below
-            if os.lstat(tmp).st_ino == os.fstat(fd).st_ino:
-                return fd, tmp
         except OSError:  # no locks on this file system: a name of its own is enough
             return fd, tmp
+        try:
+            if os.lstat(tmp).st_ino == os.fstat(fd).st_ino:
+                return fd, tmp
+        except FileNotFoundError:  # a sweep took it away before the lock: made again
+            pass
         os.close(fd)
     return tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
 

@@ -134,3 +134,30 @@ def test_a_temporary_file_a_living_writer_holds_is_never_taken_away(tmp_path):
     finally:
         os.close(fd)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["players.txt"]
+
+
+def test_a_temporary_file_swept_before_its_writer_locked_it_is_made_again(tmp_path, monkeypatch):
+    """Fault (two `players` commands, or a command and export, writing the same file at once): the
+    second one's sweep could open and take away the first one's temporary file in the moment
+    between its making and its lock; the first then found its name gone (lstat: no such file),
+    took that for a file system without locks, wrote into the unlinked file and was refused at
+    its rename ('No such file or directory'), its list lost. ``_new_file`` says such a file is
+    made again: now it is."""
+    import tempfile
+    from assistant import textfile
+    path = tmp_path / "players.txt"
+    made = tempfile.mkstemp
+    swept = []
+
+    def made_then_swept(*a, **k):  # the other writer's sweep lands between mkstemp and flock
+        got = made(*a, **k)
+        if not swept:
+            swept.append(got[1])
+            textfile._sweep(path)
+        return got
+
+    monkeypatch.setattr(tempfile, "mkstemp", made_then_swept)
+    textfile.write_text(path, "the first writer's\n")
+    assert not os.path.exists(swept[0])
+    assert path.read_text() == "the first writer's\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["players.txt"]
