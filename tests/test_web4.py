@@ -45,3 +45,125 @@ def test_the_now_page_shows_the_choice_on_the_screen_without_the_oleds_brackets(
             words = board_text(html)
             assert "<" not in words.replace("<!doctype", "") and " >" not in words, (path, words)
             assert re.search(r'(Ann|Bob): <span class="choice"[^>]*>Accept</span>', html), html
+
+
+def _code_of(package):
+    """``kept.code()`` as the card-assistant in the folder ``package`` (a copy of assistant/) says it."""
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-c", "from assistant.web import kept; print(kept.code())"],
+                          cwd=package.parent, capture_output=True, text=True, check=True).stdout
+
+
+def test_an_upgrade_that_changed_only_the_screens_words_keeps_the_pages_records(tmp_path):
+    """Fault: the key of a record kept beside the journal (web-records.sqlite3) held the digest of
+    the whole package, so every upgrade, even one that changed only the OLED's words, replayed
+    every match of the journal at the page's first start: 5,000 matches, a minute on this machine
+    before the first page came (bench web, "after an upgrade"), minutes on a Pi. The key now holds
+    the code a record is made by (kept.MADE_BY: the rules and the replay) and no other, so such an
+    upgrade takes the kept records; one that changed the rules still replays."""
+    import shutil
+    from pathlib import Path
+    import assistant
+    package = tmp_path / "assistant"
+    shutil.copytree(Path(assistant.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    before = _code_of(package)
+    with open(package / "box" / "screen.py", "a") as f:
+        f.write("\n# the OLED's words changed\n")
+    with open(package / "web" / "pages.py", "a") as f:
+        f.write("\n# the page's words changed\n")
+    assert _code_of(package) == before
+    with open(package / "rules" / "towers" / "scoring.py", "a") as f:
+        f.write("\n# a rule fixed\n")
+    assert _code_of(package) != before
+
+
+def test_a_record_is_made_by_no_code_outside_what_its_key_holds():
+    """The other side of the fault above: a record made by code that its key does not hold would be
+    taken from the file after an upgrade that changed that code (stale figures). Replaying matches
+    of both games imports nothing of card-assistant outside kept.MADE_BY (the packages' __init__
+    aside): a match's hand words take the rules' word ("round"), not the screen's module's."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    import assistant
+    from assistant.rules.scenario import format_action
+    games = []
+    for game, seats, bot in (("towers", ("A", "B"), TowersBot(3)),
+                             ("twenty-nine", ("A", "B", "C", "D"), TwentyNineBot(3))):
+        m = Match(game, seats)
+        while m.engine.phase != "over" and (a := bot.next_action(m.engine)) is not None:
+            m.apply(a)
+        games.append((game, seats, [format_action(a, seats) for a in m.actions]))
+    code = """
+import sys, json
+from assistant.web import kept
+from assistant.box.stats import replay_match
+for k, (game, seats, lines) in enumerate(json.load(sys.stdin), 1):
+    rec = replay_match(k, game, tuple(seats), {}, lines, 1.0, False)
+    assert rec.hands and rec.hands[-1].words, rec
+print(json.dumps([getattr(sys.modules[m], "__file__", "") for m in sys.modules if m.startswith("assistant")]))
+print(json.dumps(kept.MADE_BY))
+"""
+    out = subprocess.run([sys.executable, "-c", code], input=json.dumps(games), capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    files, made_by = json.loads(out[0]), json.loads(out[1])
+    root = Path(assistant.__file__).parent
+    outside = [rel for rel in (Path(f).relative_to(root).as_posix() for f in files)
+               if not any(rel == part or rel.startswith(part + "/") for part in made_by)
+               and rel not in ("__init__.py", "box/__init__.py", "web/__init__.py")]
+    assert outside == [], outside  # the packages' (empty) __init__ aside
+
+
+def test_a_page_asked_for_while_every_match_is_replayed_says_so_and_how_far_not_hangs(tmp_path, monkeypatch):
+    """Fault: at the page's first start after an upgrade of the rules (or with web-records.sqlite3
+    removed), every request waited for the replay of every match of the journal: 5,000 matches,
+    a minute here (bench web), minutes on a Pi; a phone's browser spun, or gave up, and the box
+    looked broken. A request now waits at most Site.patience for another's reading of the
+    journal, then is answered 503 (Retry-After) with what the page is doing and how far it is;
+    a page reloads by itself, and the pages come as before once the replay is done."""
+    import threading
+    import time
+    import assistant.web.history as history_module
+    from assistant.web.server import make_server
+    from test_stats import write_journal
+    write_journal(tmp_path)
+    real, release = history_module.replay_match, threading.Event()
+
+    def slow(mid, *rest):
+        if mid == 3:
+            release.wait(30)
+        return real(mid, *rest)
+    monkeypatch.setattr(history_module, "replay_match", slow)
+    server = make_server(str(tmp_path), "127.0.0.1", 0)
+    server.site.patience = 0.05
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    start = threading.Thread(target=server.site.players, kwargs={"wait": -1})  # as card-assistant web
+    start.start()
+    port = server.server_address[1]
+    try:
+        deadline = time.monotonic() + 10
+        while server.site.history.progress != (2, 6) and time.monotonic() < deadline:
+            time.sleep(0.01)  # matches 1 and 2 replayed, the third under way
+        for path in ("/matches", "/players", "/matches/1"):
+            status, headers, html = request(port, "GET", path)
+            assert status == 503 and headers["Retry-After"] == "5", (path, status)
+            assert "reading the journal's matches: 2 of 6 so far" in board_text(html), path
+            assert 'http-equiv="refresh"' in html
+        status, headers, board = request(port, "GET", "/now/board")
+        assert status == 503 and "2 of 6" in board and headers["X-Board-Version"].startswith("reading")
+        status, _, body = request(port, "GET", "/api/matches")
+        assert status == 503 and "2 of 6" in json.loads(body)["error"]
+        assert request(port, "GET", "/")[0] == 503
+    finally:
+        release.set()
+        start.join(30)
+    try:
+        status, _, html = request(port, "GET", "/matches")
+        assert status == 200 and "reading" not in html
+        assert len(json.loads(request(port, "GET", "/api/matches")[2])) == 6
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.site.close()
+

@@ -137,11 +137,10 @@ def hand_words(rec, h, moved):
     """One line for the hand-by-hand record, public facts only. What it says each side scored is
     what its score did: under ``scoring=pagat`` a missed bid takes the value off the bidders'
     score, and the other side's does not move (the rules award it to them, not their score)."""
-    from assistant.box.table_view import desk
     who = rec.seats[h.bidder] if h.bidder is not None else "?"
     scored = ", ".join(f"{rec.side_name(s)} {'+' if d > 0 else '−'}{abs(d)}"
                        for s, d in enumerate(moved) if d) or "nobody scores"
-    hand = f"{desk(rec.game).HAND.capitalize()} {h.hand}"
+    hand = f"{_engine(rec.game).hand_word.capitalize()} {h.hand}"  # the rules' word, as the screen's
     if h.kind == "penalty":
         return f"{hand}: {h.what} ({scored})"
     if h.bid is not None:

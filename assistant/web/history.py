@@ -28,6 +28,7 @@ class History:
         self.latest = (None, 0)  # the latest match and its rows, as the last records() found them
         self.problem = None  # one line for the page while the journal needs the box's repair
         self.unreadable = None  # why the journal that is there could not be read just now, or None
+        self.progress = None  # (replayed, to replay) while records() replays matches, else None
 
     def _signature(self):
         try:
@@ -146,15 +147,19 @@ class History:
                     pass
         replay = [m for m in todo if m[0] not in out]
         new = []
-        for (mid, game, seats, options, started), lines in zip(replay, self._lines(db, replay)):
-            try:
-                rec = replay_match(mid, game, tuple(json.loads(seats)), json.loads(options), lines,
-                                   _time(started), mid == latest)
-            except Exception:  # a row the daemon will set aside at its next start
-                continue
-            out[mid] = rec
-            if mid in keys:
-                new.append((mid, keys[mid], rec))
+        try:
+            for done, ((mid, game, seats, options, started), lines) in enumerate(zip(replay, self._lines(db, replay))):
+                self.progress = (done, len(replay))  # the pages say how far a long replay is (site.Reading)
+                try:
+                    rec = replay_match(mid, game, tuple(json.loads(seats)), json.loads(options), lines,
+                                       _time(started), mid == latest)
+                except Exception:  # a row the daemon will set aside at its next start
+                    continue
+                out[mid] = rec
+                if mid in keys:
+                    new.append((mid, keys[mid], rec))
+        finally:
+            self.progress = None
         self._kept.put(new)
         return out
 

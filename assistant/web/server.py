@@ -20,7 +20,7 @@ from assistant.box.players import GUEST
 from assistant.cli import argument_parser, folder_named, not_a_folder, shown
 from assistant.web import pages
 from assistant.web.serving import HEADERS, MAX_CLIENTS, PlainErrors, Server, log  # noqa: F401 (callers import them here)
-from assistant.web.site import STATIC, MatchGone, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
+from assistant.web.site import STATIC, MatchGone, Reading, Site, match_json, players_json  # noqa: F401 (Site is imported from here)
 
 MAX_LINE = 2048  # a request line longer than this is refused (414)
 GUESTS_NOTE = ('<p class="quiet">P1 to P4 are guests, seats nobody tapped a player tag for: each of '
@@ -82,6 +82,8 @@ class Handler(PlainErrors):
             if m:
                 try:
                     status, kind, body, extra = getattr(self, name)(*m.groups())
+                except Reading as e:  # a long replay (a first start, an upgrade of the rules): said, not hung
+                    status, kind, body, extra = self._not_yet(name, e)
                 except Exception as e:  # never a traceback to a browser; the page says it plainly
                     log.error("card-assistant web: could not make %s (%s); the page goes on", name, type(e).__name__)
                     log.debug("the details", exc_info=True)
@@ -105,6 +107,23 @@ class Handler(PlainErrors):
         self.end_headers()
         if not head:
             self.wfile.write(body)
+
+    def _not_yet(self, name, reading):
+        """The answer while the journal is being read: 503, to come back in a few seconds (an HTML
+        page reloads by itself; an open Now page puts the words in the board's place)."""
+        says = reading.words()
+        if name == "now_board" or name == "now_page":
+            now = {"id": None, "version": f"reading:{(reading.progress or ('',))[0]}", "state": None, "source": None, "view": None,
+                   "message": says}
+            status, kind, body, _ = self._html((pages.board_html if name == "now_board" else pages.now_page)(now), 503)
+            extra = {"X-Board-Version": now["version"]} if name == "now_board" else {}
+        elif name.startswith("api_"):
+            status, kind, body, extra = self._json({"error": says}, 503)
+        else:
+            status, kind, body, extra = self._html(pages.page(
+                "Reading the journal", None, f'<meta http-equiv="refresh" content="5"><h1>A moment</h1>'
+                                             f'<p class="quiet">{escape(says)}</p>'), 503)
+        return status, kind, body, {**extra, "Retry-After": "5"}
 
     def _unreadable(self, name, says):
         now = {"id": None, "version": "unreadable", "state": None, "source": None, "view": None,
@@ -261,7 +280,7 @@ def main(argv):
         return 1
     print(f"{me}: serving http://{host}:{server.server_address[1]}/ from {state_dir}", file=sys.stderr, flush=True)
     _notify_ready("serving")
-    threading.Thread(target=server.site.players, daemon=True).start()  # the records and figures, now
+    threading.Thread(target=server.site.players, kwargs={"wait": -1}, daemon=True).start()  # the records and figures, now
     try:
         server.serve_forever()
     finally:

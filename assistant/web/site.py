@@ -6,6 +6,7 @@ file, or the table rebuilt from the journal: assistant/web/now.py), the records 
 results only, and the scenario of the match in play (which holds the face-down trump, the
 discard and scanned hands) is refused until the match is over.
 """
+import contextlib
 import logging
 import threading
 import zlib
@@ -17,12 +18,31 @@ from assistant.rules.scenario import ScenarioError, parse_action
 from assistant.box.stats import IN_PLAY, standings, wins_over_time
 from assistant.repeated import Repeated
 from assistant.web.history import History
+from assistant.web.kept import NAME
 from assistant.box.screen_file import read_screen, runtime_dir, view_json, writer_gone
 from assistant.web.now import view_of
 
 log = logging.getLogger("card-assistant.web")
 UNREADABLE = "The journal cannot be read now; the box repairs it at its next start."
 STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; charset=utf-8"}
+
+
+class Reading(Exception):
+    """Another request has been reading the journal for longer than ``Site.patience``: a first
+    start, or one after an upgrade of the rules or with the kept records removed, replays every
+    match (5,000: a minute on a desktop, minutes on a Pi). ``progress``: (replayed, to replay), or
+    None (the kept records being read)."""
+
+    def __init__(self, progress):
+        super().__init__(progress)
+        self.progress = progress
+
+    def words(self):
+        done, total = self.progress or (None, None)
+        so_far = f": {done:,} of {total:,} so far" if total else ""
+        return (f"The page is reading the journal's matches{so_far} (every match is read once after a "
+                f"first start, an upgrade of the rules, or with {NAME} removed). This page comes by itself "
+                f"when it is done.")
 
 
 class MatchGone(LookupError):
@@ -37,13 +57,26 @@ class Site:
         self.history = History(state_dir)
         self.runtime = runtime or runtime_dir(state_dir)  # where the daemon writes its screen
         self.lock = threading.Lock()
+        self.patience = 2.0  # seconds a request waits for another's reading before it is told so (Reading)
         self._now = (None, None)  # (version, answer)
         self._players = (None, None)  # (what the records were, (standings, wins over time))
         self.trouble = Repeated(log)  # a damaged journal: one line when it starts, one when it reads again
         self.static = {name: files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
 
+    @contextlib.contextmanager
+    def _held(self, wait=None):
+        """The lock, or Reading once another request held it for ``patience`` seconds (``wait``, -1:
+        as long as it takes): a page that hung for the whole replay of a year's matches looked like
+        a broken box, and a phone gave up."""
+        if not self.lock.acquire(timeout=self.patience if wait is None else wait):
+            raise Reading(self.history.progress)
+        try:
+            yield
+        finally:
+            self.lock.release()
+
     def records(self):
-        with self.lock:
+        with self._held():
             return self._read(self.history.records)
 
     def _read(self, read, *args):
@@ -59,11 +92,11 @@ class Site:
             self.trouble.ended("journal", "card-assistant web: the journal can be read again")
         return out
 
-    def players(self):
+    def players(self, wait=None):
         """``(records, standings, wins over time)`` for the Players page and its JSON. The figures
         are worked out again only once a record changed (one made anew, a match added or gone, a
-        finish time): over 5,000 matches they took 0.5 s, at each request."""
-        with self.lock:
+        finish time): over 5,000 matches they took 0.5 s, at each request. ``wait``: as ``_held``."""
+        with self._held(wait):
             recs = self._read(self.history.records)
             key = (self.history.version, tuple((r.id, r.finished) for r in recs))
             if self._players[0] != key:
@@ -82,7 +115,7 @@ class Site:
         """The Now page's data: the box's own screen when it belongs to the journal's latest
         match at its latest row (``source``: "box"), else the table rebuilt from the journal
         ("journal"), or a message when there is neither."""
-        with self.lock:
+        with self._held():
             recs = self._read(self.history.records)
             latest = self.history.latest
             shown = read_screen(self.runtime)
@@ -116,7 +149,7 @@ class Site:
         replaced in between). MatchGone when the match is no longer in the journal."""
         if rec.state == IN_PLAY:
             return None
-        with self.lock:
+        with self._held():
             found = self._read(self.history.scenario_lines, rec.id)
         if found is None:
             raise MatchGone(rec.id)
