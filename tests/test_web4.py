@@ -167,3 +167,38 @@ def test_a_page_asked_for_while_every_match_is_replayed_says_so_and_how_far_not_
         server.server_close()
         server.site.close()
 
+
+def test_the_boards_tables_page_lists_last_nights_matches_on_nights_not_as_tonights(tmp_path, monkeypatch):
+    """Fault (suspected in the last round, confirmed): the board's Tables page said "Tonight's
+    matches (and each table's latest) below" and listed every match it held in memory under it: a
+    match stays there until 12 hours after its last event reached the board, so last night's
+    matches (or a week's, from a box that sends its backlog as it comes back into the Wi-Fi) were
+    listed as tonight's for hours, while the same page counted them among the older nights. Now a
+    table lists tonight's matches and its latest only; the older ones are on Nights, as it says."""
+    import time as clock
+    from assistant.club.board import Board
+    from assistant.club.records import records
+    from assistant.club.nights_page import night_page
+    from assistant.club.tables_page import club_page
+    from assistant.club import season
+    from test_club import bot_table, deliver, play
+    real = clock.time
+    day = clock.strftime("%Y-%m-%d", clock.localtime(real() - season.TURN - 86400))
+    evening = clock.mktime(clock.strptime(day + " 21:00", "%Y-%m-%d %H:%M"))  # last night, 21:00
+    began = real()
+    monkeypatch.setattr(clock, "time", lambda: evening + (real() - began))
+    board = Board(str(tmp_path / "b.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 2, name="t1")
+    play(t, bot, "towers", ("Ann", "Bob"))
+    play(t, bot, "towers", ("Ann", "Cat"))
+    deliver(board, j)  # as played, last night
+    monkeypatch.undo()  # tonight, before the board put them away (12 hours after their last event)
+    try:
+        home = club_page(board, records(board))
+        links = re.findall(r'<a href="/matches/t1/(\d+)">', home)
+        assert links == ["2"], links  # the table's latest only
+        assert "2 matches of older nights" in board_text(home)
+        night = night_page(board, day)
+        assert re.findall(r'<a href="/matches/t1/(\d+)">', night) == ["2", "1"]
+    finally:
+        board.close()

@@ -138,8 +138,9 @@ def club_page(board, recs, now=None):
              f'<p class="quiet">{counts["stored"]} events stored, each once ({counts["duplicates"]} came again, '
              f'as they should: in each match\'s record at its end and after reconnects), '
              f'{counts["refused"]} refused. Updates every 5 seconds.</p>']
+    older_ones = {id(r) for r in of_older_nights(recs, now)}
     with closing(board.file.reader()) as db:
-        older = season.count(db) + len(of_older_nights(recs, now))
+        older = season.count(db) + len(older_ones)
     if older:
         parts.append(f'<p class="quiet">Tonight\'s matches (and each table\'s latest) below; {older} '
                      f'match{"es" if older != 1 else ""} of older nights on <a href="/nights">Nights</a>.</p>')
@@ -157,7 +158,11 @@ def club_page(board, recs, now=None):
     for table, rs in sorted(by_table.items(), key=lambda kv: in_order(kv[0])):
         with board.lock:
             together = {r.run for r in rs if board.tables.together(table, r.journal)}
-        rows = table_rows(sorted(rs, key=lambda r: (r.run, r.table_match)), together)  # the box's own order
+        ordered = sorted(rs, key=lambda r: (r.run, r.table_match))  # the box's own order
+        # tonight's and the table's latest: an older night's match stays in memory until 12 hours
+        # after its last event came (a backlog: after it came), and was listed here as tonight's
+        rows = table_rows([r for k, r in enumerate(ordered) if id(r) not in older_ones or k == len(ordered) - 1],
+                          together)
         parts.append(f"<h2>Table {escape(table)}</h2>{presence(board, table, rs, went.get(table))}"
                      f"{held_note(board, table, rs)}" + (table_of_matches(rows) if rows else ""))
     body = '<meta http-equiv="refresh" content="5">' + "".join(parts)
