@@ -202,3 +202,43 @@ def test_the_boards_tables_page_lists_last_nights_matches_on_nights_not_as_tonig
         assert re.findall(r'<a href="/matches/t1/(\d+)">', night) == ["2", "1"]
     finally:
         board.close()
+
+
+def test_a_record_read_in_one_pass_is_that_of_the_actions_in_effect_whatever_was_undone():
+    """Guard for the replay made in one pass (stats.replay_match read each hand's outcome as the
+    lines were applied; it replayed the actions in effect a second time for them, 40% of a year's
+    replay at an upgrade of the rules): lines with undos, each undone action played again or
+    another in its place, give the record of the actions in effect, hand by hand."""
+    import random
+    from dataclasses import asdict
+    from assistant.box.stats import replay_match
+    from assistant.rules.scenario import format_action
+    rng = random.Random(5)
+    for game, seats, bot in (("towers", ("A", "B"), TowersBot(8, renege_rate=0.05)),
+                             ("twenty-nine", ("A", "B", "C", "D"), TwentyNineBot(8, renege_rate=0.05))):
+        m = Match(game, seats)
+        while m.engine.phase != "over" and (a := bot.next_action(m.engine)) is not None:
+            m.apply(a)
+        lines = [format_action(a, seats) for a in m.actions]
+        with_undos = []
+        for k, line in enumerate(lines):
+            with_undos.append(line)
+            if rng.random() < 0.05 and k:  # the last two taken back, then played again
+                with_undos += ["undo", "undo", lines[k - 1], line]
+            elif rng.random() < 0.05:
+                with_undos += ["undo", line]
+        assert len(with_undos) > len(lines) + 20
+        plain, undone = (asdict(replay_match(1, game, seats, {}, x, 1.0, False)) for x in (lines, with_undos))
+        assert undone.pop("actions") == plain.pop("actions") == len(lines)
+        assert undone == plain and len(plain["hands"]) > 5
+        ends, e = [], Match(game, seats).engine  # undos that take a hand's end back, for good
+        for k, a in enumerate(m.actions, 1):
+            before = e.outcome
+            e.apply(a)
+            if e.outcome is not None and e.outcome != before:
+                ends.append(k)
+        for k in ends[1:4] + ends[-1:]:
+            for back in (1, 2):
+                cut, undone = (asdict(replay_match(1, game, seats, {}, x, 1.0, False))
+                               for x in (lines[:k - back], lines[:k] + ["undo"] * back))
+                assert undone == cut, (k, back)

@@ -80,20 +80,29 @@ def replay_match(mid, game, seats, options, lines, started, latest, match=None):
     applied ends the replay there (as the box's resume does) and is noted in ``problem``.
     ``match``: the Match those lines make, already made (the club's board has it): not made again."""
     problem = None
-    if match is None:
+    seen = []  # after each action in effect: the engine's outcome, and what a hand's record reads then
+    if match is None:  # read in the one pass that applies the lines: a second replay was 40% of the time
         match = Match(game, seats, options)
         for n, line in enumerate(lines, 1):
             try:
-                match.apply(parse_action(line.split(), game, match.seats, n))
+                action = parse_action(line.split(), game, match.seats, n)
+                match.apply(action)
             except (ScenarioError, Refused):
                 problem = f"the journal's actions from number {n} on could not be read"
                 break
-    engine = type(match.engine)(match.seats, match.options)
+            if action.kind == "undo":  # its outcome is the one after the action before (Match.rebuild)
+                seen.pop()
+                continue
+            _see(seen, match.engine)
+        engine = match.engine
+    else:  # a match already made: its actions in effect replayed once for their outcomes
+        engine = type(match.engine)(match.seats, match.options)
+        for action in match.actions:
+            engine.apply(action)
+            _see(seen, engine)
     hands = []
     last = None
-    for action in match.actions:
-        engine.apply(action)
-        o = engine.outcome
+    for o, read in seen:
         if o is None or o == last:
             continue
         last = o
@@ -101,9 +110,8 @@ def replay_match(mid, game, seats, options, lines, started, latest, match=None):
             first = hands.pop()
             bid, for_two = first.bid, first.for_two
         else:
-            bid = engine.bid if engine.has_auction else None
-            for_two = bool(engine.has_for_two and engine.for_two)
-        hands.append(_hand(o, engine, bid, for_two))
+            bid, for_two = read["bid"], read["for_two"]
+        hands.append(_hand(o, read, bid, for_two))
     state = engine.state()
     end = engine.match_end
     rec = MatchRecord(mid, game, match.seats, dict(options), started,
@@ -124,13 +132,26 @@ def score_moves(hands):
         before = h.score
 
 
-def _hand(o, engine, bid, for_two):
-    score = tuple(engine.score)
+def _see(seen, engine):
+    """The engine's outcome after an action, and what a hand's record reads of it then, onto ``seen``."""
+    o = engine.outcome
+    seen.append(seen[-1] if seen and o == seen[-1][0] else (o, _read(engine, o)))
+
+
+def _read(engine, o):
+    """What a hand's record reads of the engine as its outcome ``o`` comes (None: nothing)."""
+    if o is None:
+        return None
+    return {"score": tuple(engine.score), "bidder": engine.bidder,
+            "bid": engine.bid if engine.has_auction else None,
+            "for_two": bool(engine.has_for_two and engine.for_two)}
+
+
+def _hand(o, read, bid, for_two):
     if isinstance(o, HandResult):
-        return Hand(o.hand, "result", o.what, o.side, o.value, o.bidder, bid, for_two, score)
+        return Hand(o.hand, "result", o.what, o.side, o.value, o.bidder, bid, for_two, read["score"])
     assert isinstance(o, Penalty)
-    return Hand(o.hand, "penalty", o.why, o.side, o.value, engine.bidder, bid,
-                for_two, score)
+    return Hand(o.hand, "penalty", o.why, o.side, o.value, read["bidder"], bid, for_two, read["score"])
 
 
 def hand_words(rec, h, moved):
