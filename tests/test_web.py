@@ -517,7 +517,7 @@ def test_thousands_of_matches_are_listed_a_hundred_a_page_not_all_at_once(tmp_pa
         status, _, first = request(port, "GET", "/matches")
         assert status == 200 and first.count('<tr><td><a href="/matches/') == 100
         assert '<a href="/matches/205">' in first and '<a href="/matches/105">' not in first
-        assert "Matches 1 to 100 of 205" in first and 'href="/matches?page=2">Older' in first
+        assert "Matches 205 to 106, newest first, of 205 in all" in first and 'href="/matches?page=2">Older' in first
         status, _, last = request(port, "GET", "/matches?page=3")
         assert status == 200 and last.count('<tr><td><a href="/matches/') == 5
         assert '<a href="/matches/1">' in last and 'href="/matches?page=2">Newer' in last and "Older" not in last

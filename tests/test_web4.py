@@ -242,3 +242,18 @@ def test_a_record_read_in_one_pass_is_that_of_the_actions_in_effect_whatever_was
                 cut, undone = (asdict(replay_match(1, game, seats, {}, x, 1.0, False))
                                for x in (lines[:k - back], lines[:k] + ["undo"] * back))
                 assert undone == cut, (k, back)
+
+
+def test_a_page_of_matches_names_the_matches_it_lists_not_their_places_in_the_list(tmp_path):
+    """Fault: the last of 50 pages of Matches said "Matches 4901 to 5000 of 5000" above matches
+    #100 to #1, and the first "Matches 1 to 100" above #5000 to #4901: the words counted places
+    in the list, newest first, while the # column beside them gave the matches' own numbers, so a
+    player looking for match 4950 was sent to the wrong page. Now a page names the numbers of the
+    matches it lists, as the # column has them, and how many there are in all."""
+    from test_web import begun
+    begun(tmp_path, 205)
+    with served(tmp_path) as port:
+        first = board_text(request(port, "GET", "/matches")[2])
+        last = board_text(request(port, "GET", "/matches?page=3")[2])
+    assert "Matches 205 to 106, newest first, of 205 in all (page 1 of 3)" in first, first[:400]
+    assert "Matches 5 to 1, newest first, of 205 in all (page 3 of 3)" in last, last[:400]

@@ -240,9 +240,10 @@ def matches_page(records, number=1):
         links.append(f'<a href="/matches{"" if number == 2 else f"?page={number - 1}"}">Newer matches</a>')
     if number < last:
         links.append(f'<a href="/matches?page={number + 1}">Older matches</a>')
-    first = (number - 1) * PER_PAGE + 1
-    shown = (f'<p class="quiet">Matches {first} to {first + len(newest_first) - 1} of {len(records)}, '
-             f'newest first (page {number} of {last}).</p>' if last > 1 else "")
+    # the matches' own numbers, as the # column has them (their places in the list, newest first,
+    # read "Matches 1 to 100" above #5000 to #4901)
+    shown = (f'<p class="quiet">Matches {newest_first[0].id} to {newest_first[-1].id}, newest first, of '
+             f'{len(records)} in all (page {number} of {last}).</p>' if last > 1 else "")
     nav = f'<p class="pages">{" · ".join(links)}</p>' if links else ""
     body = ("<h1>Matches</h1>" + (
         shown + '<div class="scroll"><table><tr><th>#</th><th>Game</th><th>Score</th><th class="wide">Winner</th>'
