@@ -181,7 +181,7 @@ def test_the_boards_tables_page_lists_last_nights_matches_on_nights_not_as_tonig
     from assistant.club.nights_page import night_page
     from assistant.club.tables_page import club_page
     from assistant.club import season
-    from test_club import bot_table, deliver, play
+    from test_club import bot_table, deliver
     real = clock.time
     day = clock.strftime("%Y-%m-%d", clock.localtime(real() - season.TURN - 86400))
     evening = clock.mktime(clock.strptime(day + " 21:00", "%Y-%m-%d %H:%M"))  # last night, 21:00
@@ -189,8 +189,10 @@ def test_the_boards_tables_page_lists_last_nights_matches_on_nights_not_as_tonig
     monkeypatch.setattr(clock, "time", lambda: evening + (real() - began))
     board = Board(str(tmp_path / "b.sqlite3"), "c")
     j, t, bot = bot_table(tmp_path, "towers", 2, name="t1")
-    play(t, bot, "towers", ("Ann", "Bob"))
-    play(t, bot, "towers", ("Ann", "Cat"))
+    for seats in (("Ann", "Bob"), ("Ann", "Cat")):  # a few actions of each: the first abandoned
+        t.new_match("towers", {}, seats=seats)
+        for _ in range(12):
+            t.apply(bot.next_action(t.match.engine))
     deliver(board, j)  # as played, last night
     monkeypatch.undo()  # tonight, before the board put them away (12 hours after their last event)
     try:
