@@ -25,13 +25,14 @@ def test_a_boards_first_start_on_a_season_replays_each_match_once_not_once_a_han
     once a hand, every match of the season. A start now gives a match's events at once, and the
     match is replayed once, its stand-ins chosen from every card played after them; the standings
     and every match's score are the same."""
+    from assistant.club import store
     from assistant.club.replay import BoardMatch
-    board = Board(str(tmp_path / "board.sqlite3"), "c", keep=None)
-    for name, game, seats, seed in (("t1", "towers", ("Ann", "Bob"), 2), ("t2", "towers", ("Cat", "Dan"), 5),
-                                    ("t3", "twenty-nine", ("Ann", "Cat", "Dan", "Eve"), 3)):
-        j, t, bot = bot_table(tmp_path, game, seed, name=name)
-        play(t, bot, game, seats)
-        play(t, bot, game, seats)
+    with monkeypatch.context() as m:  # the file made quickly: its commits' syncing is not what is tested
+        m.setattr(store, "SYNCHRONOUS", "OFF")
+        board = Board(str(tmp_path / "board.sqlite3"), "c", keep=None)
+        j, t, bot = bot_table(tmp_path, "towers", 2)
+        play(t, bot, "towers", ("Ann", "Bob"))
+        play(t, bot, "towers", ("Ann", "Cat"))
         deliver(board, j)
         j.close()
     scores = {k: bm.match.state()["score"] for k, bm in board.matches.items()}
@@ -54,7 +55,7 @@ def test_a_boards_first_start_on_a_season_replays_each_match_once_not_once_a_han
         rebuilt.clear()
         board.close()
         board = Board(str(tmp_path / "board.sqlite3"), "c")  # a later start: tonight's matches, once each
-        assert sorted(rebuilt) == [(t, 2) for t in ("t1", "t2", "t3")]
+        assert rebuilt == [("t1", 2)]
     finally:
         board.close()
 
