@@ -161,3 +161,46 @@ def test_a_temporary_file_swept_before_its_writer_locked_it_is_made_again(tmp_pa
     assert not os.path.exists(swept[0])
     assert path.read_text() == "the first writer's\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["players.txt"]
+
+
+class Clock:
+    """The box's wall clock, set by hand (or by NTP) while its boot clock runs on as it does."""
+
+    def __init__(self, monkeypatch):
+        import time as time_module
+        self.wall = 1_700_000_000.0  # the time a Pi with no clock kept since it was switched off
+        self.boot = 100.0
+        monkeypatch.setattr(time_module, "time", lambda: self.wall)
+        monkeypatch.setattr(time_module, "clock_gettime", lambda which: self.boot)
+
+    def run(self, seconds):
+        self.wall += seconds
+        self.boot += seconds
+
+
+def test_a_clock_set_forward_during_a_match_never_makes_it_days_long(tmp_path, monkeypatch):
+    """Fault (a Pi has no clock of its own: it starts at the time it was switched off, days ago,
+    until network time sets it, a step of days, often just after a match began): the match's start
+    stayed on the old clock and its last action on the new, so the page said it lasted 3 days
+    (4,320 minutes a match for its players) and began three days before it did. The box sees its
+    clock set (the wall clock moves apart from the clock that counts time since boot) and keeps
+    by how much for the match in play: its start and its minutes are on the new clock."""
+    from assistant.box.journal import Journal
+    from assistant.rules.scenario import read_header
+    from test_stats import SCN
+    clock = Clock(monkeypatch)
+    sc = read_header((SCN / "towers/T8-first-to-five-two-tower-carries-to-six.scn").read_text().splitlines())
+    j = Journal(str(tmp_path / "journal.sqlite3"))
+    j.new_match(sc.game, sc.seats, sc.options)
+    actions = [a for _, a in sc.actions()]
+    for n, action in enumerate(actions):
+        clock.run(10)
+        if n == 3:
+            clock.wall += 3 * 86400  # network time: three days forward
+        j.append(action)
+    j.new_match(sc.game, sc.seats, sc.options)  # the match above is finished, the next begun
+    j.close()
+    rec = History(str(tmp_path)).records()[0]
+    assert rec.state == "finished"
+    assert rec.minutes == round(10 * len(actions) / 60, 6) or abs(rec.minutes - 10 * len(actions) / 60) < 1e-6
+    assert rec.started == 1_700_000_000.0 + 3 * 86400

@@ -44,6 +44,27 @@ from assistant.rules.shared import Refused
 from assistant.textfile import read_only_mount
 
 
+STEP = 2.0  # seconds the wall clock may move apart from the boot clock before it counts as set
+
+
+def clock_gap():
+    """The wall clock less the clock that counts from boot (suspend included): the same while
+    time runs on, whatever the load; it moves only when the clock is set (network time a Pi with
+    no clock of its own gets, days after the time it kept while off, or a hand in `date`)."""
+    boot = getattr(time, "CLOCK_BOOTTIME", None)
+    return time.time() - (time.clock_gettime(boot) if boot is not None else time.monotonic())
+
+
+def clock_step(value):
+    """How far the clock was set during a match, from the journal's ``clock:ID`` (0 when it was
+    not, or the value is no number a clock could have moved by: damage, a hand's edit)."""
+    try:
+        step = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return step if abs(step) < 200 * 365 * 86400 else 0.0
+
+
 @dataclass
 class Resumed:
     match: Match | None
@@ -61,6 +82,7 @@ class Journal(Opening, Losses):
         self.match_id = None
         self._seq = 0
         self._current, self._lines = None, []  # the current match (game, seats, options, started), its rows
+        self._gap, self._stepped = None, 0.0  # the wall clock less the boot clock; how far it was set this match
         self.problems = []  # plain words, said once at start (screen and log)
         self.recovered = None  # the Salvaged record when a damaged file was set aside
         self.summary = None  # the recovery's numbers in words short enough for the screen
@@ -156,6 +178,7 @@ class Journal(Opening, Losses):
                           (mid, game, json.dumps(list(seats)), json.dumps(options), started), outbox=rows)
         self.match_id, self._seq, self._aside = cur.lastrowid, 0, 0
         self._current, self._lines = (game, tuple(seats), dict(options), started), []
+        self._gap, self._stepped = clock_gap(), 0.0
         if self.record is not None and self.record.journal is None:  # the journal's first match
             self.record.journal = files.journal_tag(started)
         self._note(self.match_id, 0)
@@ -171,6 +194,10 @@ class Journal(Opening, Losses):
         # the time of the match's latest action, in the same transaction: when a match finished
         # (the web page's history); a journal salvaged after damage keeps it where it can be read
         also = [("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"last:{self.match_id}", repr(time.time())))]
+        gap, stepped = clock_gap(), self._stepped
+        if self._gap is not None and abs(gap - self._gap) > STEP:  # the clock was set: kept with the match
+            stepped += gap - self._gap
+            also.append(("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"clock:{self.match_id}", repr(stepped))))
         if setting is not None:
             also.append(("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting:{setting[0]}", str(setting[1]))))
         try:
@@ -182,6 +209,7 @@ class Journal(Opening, Losses):
             raise
         self._seq += 1
         self._lines.append(line)
+        self._gap, self._stepped = gap, stepped
         self._total += 1
         self._note(self.match_id, self._seq + self._aside)
 
@@ -197,6 +225,11 @@ class Journal(Opening, Losses):
     def setting(self, key):
         """A table setting kept across restarts (e.g. ``deal_scan``), or None if never set."""
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (f"setting:{key}",)).fetchone()
+        return row[0] if row else None
+
+    def setting_raw(self, key):
+        """A value the journal's meta table keeps under ``key``, or None."""
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
     def set_setting(self, key, value):
@@ -273,6 +306,7 @@ class Journal(Opening, Losses):
         self.match_id, self._seq = match_id, good
         started = self.db.execute("SELECT started FROM matches WHERE id=?", (match_id,)).fetchone()[0]
         self._current, self._lines = (match.game, match.seats, match.options, started), [l for _, l in rows[:good]]
+        self._gap, self._stepped = clock_gap(), clock_step(self.setting_raw(f"clock:{match_id}"))  # (not across a restart)
         return Resumed(match, match_id, problems)
 
     def _set_aside(self, match_id, rows, reason):

@@ -10,7 +10,7 @@ import os
 import sqlite3
 import time
 
-from assistant.box.journal import Journal, JournalError, JournalNeedsRepair, JournalTooNew
+from assistant.box.journal import Journal, JournalError, JournalNeedsRepair, JournalTooNew, clock_step
 from assistant.box.stats import IN_PLAY, replay_match
 from assistant.web import kept
 
@@ -102,13 +102,13 @@ class History:
             matches = db.execute("SELECT id, game, seats, options, started FROM matches ORDER BY id").fetchall()
             aside = dict(db.execute("SELECT match, count(*) FROM set_aside GROUP BY match"))
             counts = self._count_rows(db, aside)
-            last = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'last:%'"))
+            last = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'last:%' OR key LIKE 'clock:%'"))
         except JournalError as e:
             self._cannot_open(e)
             return []
         latest = matches[-1][0] if matches else None
         self.latest = (latest, counts.get(latest, 0))
-        fresh = self._made_anew(db, matches, counts, latest)
+        fresh = self._made_anew(db, matches, counts, latest, last)
         out = []
         for mid, game, seats, options, started in matches:
             rows, is_latest = counts.get(mid, 0), mid == latest
@@ -130,7 +130,7 @@ class History:
         cached = self._cache.get(mid)
         return cached is None or cached[:2] != (rows, is_latest)
 
-    def _made_anew(self, db, matches, counts, latest):
+    def _made_anew(self, db, matches, counts, latest, last):
         """The records of the matches whose kept one is missing or stale: from the file of kept
         records (web.kept) when its key is the match's, else replayed (and then kept, but for the
         latest match, which changes at every action). A match that cannot be replayed is left out."""
@@ -151,8 +151,11 @@ class History:
             for done, ((mid, game, seats, options, started), lines) in enumerate(zip(replay, self._lines(db, replay))):
                 self.progress = (done, len(replay))  # the pages say how far a long replay is (site.Reading)
                 try:
+                    # a match during which the box's clock was set (journal.clock_gap) began on the new clock
+                    start = _time(started)
+                    start = start and _time(start + clock_step(last.get(f"clock:{mid}")))
                     rec = replay_match(mid, game, tuple(json.loads(seats)), json.loads(options), lines,
-                                       _time(started), mid == latest)
+                                       start, mid == latest)
                 except Exception:  # a row the daemon will set aside at its next start
                     continue
                 out[mid] = rec
