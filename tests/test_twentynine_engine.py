@@ -248,3 +248,14 @@ def test_n11_claimable_sides_name_the_aggrieved_side_once_a_renege_is_proven():
     before = replay_lines(steps[:-1]).engine
     assert before.claimable_sides() == [0]
     assert replay_lines(steps).engine.claimable_sides() == []
+
+
+def test_pair_not_offered_to_a_player_with_one_card_left():
+    """Option pair=on: "a player with the K and Q of trump may declare the pair"; with one card
+    left nobody holds both, so the menu's offer (pair_open, the public checks) leaves them out as
+    the declaration is refused (option-pair-needs-two-cards-left.scn). Without this check in the
+    public part, the refusal still came from the known-hand part and every test passed."""
+    path = Path(__file__).parent / "scenarios" / "twenty-nine" / "option-pair-needs-two-cards-left.scn"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    m = replay_lines(lines[:lines.index("pair P1")])
+    assert [m.engine.pair_open(s) for s in range(4)] == [False] * 4
