@@ -4,11 +4,13 @@ match, resumes on restart and ends identical, action for action, to the uninterr
 How: a seeded bot plays the match on a pure engine first (the uninterrupted match; a multi-card
 flip becomes one flip per tap, as the table journals one line per tap; a few actions are undone
 with hold-Back and done again, so undo lines cross kills too). Then `card-assistant sim
---state-dir D` runs as a subprocess (a real pty reader, gpiozero MockFactory buttons, the SQLite
-journal) and the test plays that match into it over stdin, as taps and button presses, from the
-new-match menu on. At 50+ seeded points the process is killed with SIGKILL: sometimes after its
-answer to a command, sometimes right after a command was written (so the kill can land inside an
-action), and now and then again while it starts up. After every kill the journal is read
+--state-dir D` runs as a process of its own (a real pty reader, gpiozero MockFactory buttons, the
+SQLite journal; `python -m assistant.cli` forked by tests/box_zygote.py from a Python that did
+the imports once: each of the 120 starts spent most of its time importing) and the test plays
+that match into it over stdin, as taps and button presses, from the new-match menu on. At 50+
+seeded points the process is killed with SIGKILL: sometimes after its answer to a command,
+sometimes right after a command was written (so the kill can land inside an action), and now and
+then again while it starts up. After every kill the journal is read
 (read-only sqlite3) and must hold exactly a prefix of the match's lines: every action the box had
 answered is there (nothing accepted lost) and nothing else is (nothing invented; the one action in
 flight at a no-wait kill may or may not be there). The box restarts on the same directory and play
@@ -24,12 +26,15 @@ import os
 import random
 import select
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 from assistant.rules.cards import card_name
 from assistant.hw.events import ButtonPressed
@@ -153,13 +158,71 @@ def plan_match(game, seed, undo_rate=0.04):
 
 # ---- the box as a subprocess ------------------------------------------------------------------
 
-class BoxProcess:
-    """`python -m assistant.cli sim --state-dir D --game G`, driven over stdin/stdout pipes."""
+class Zygote:
+    """tests/box_zygote.py: a Python that imported the box once and forks each start of
+    `python -m assistant.cli` from there (the interpreter's start and the imports were three
+    quarters of this file's time; nothing of the box runs before the fork)."""
 
-    def __init__(self, state_dir, game, log):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "assistant.cli", "sim", "--state-dir", str(state_dir), "--game", game],
-            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+    def __init__(self):
+        self.sock, theirs = socket.socketpair()
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "box_zygote.py"), str(theirs.fileno())],
+                                     cwd=ROOT, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+        theirs.close()
+        self.sock.settimeout(HANG_GUARD)
+        self.replies = self.sock.makefile("rb")
+
+    def start(self, args, stdin, stdout, stderr):
+        socket.send_fds(self.sock, [" ".join(["start", *args]).encode()], [stdin, stdout, stderr])
+        words = self.replies.readline().split()
+        assert words and words[0] == b"pid", f"the zygote answered {words!r} (it ended: {self.proc.poll()})"
+        return int(words[1])
+
+    def wait(self, pid, timeout):
+        self.sock.sendall(f"wait {pid} {timeout}".encode())
+        words = self.replies.readline().split()
+        if words[:1] == [b"timeout"]:
+            raise subprocess.TimeoutExpired(f"box {pid}", timeout)
+        assert words[:2] == [b"exit", str(pid).encode()], f"the zygote answered {words!r}"
+        return int(words[2])
+
+    def close(self):
+        self.replies.close()
+        self.sock.close()
+        assert self.proc.wait(HANG_GUARD) == 0
+
+
+class Forked:
+    """What BoxProcess asks of a Popen, for a process the zygote forked."""
+
+    def __init__(self, zygote, args, log):
+        child_in, self_in = os.pipe()
+        self_out, child_out = os.pipe()
+        try:
+            self.pid = zygote.start(args, child_in, child_out, log.fileno())
+        finally:
+            os.close(child_in)
+            os.close(child_out)
+        self.zygote = zygote
+        self.stdin = os.fdopen(self_in, "wb")
+        self.stdout = os.fdopen(self_out, "rb")
+        self.returncode = None
+
+    def send_signal(self, sig):
+        if self.returncode is None:  # as Popen: once reaped, its number may be another process's
+            os.kill(self.pid, sig)
+
+    def wait(self, timeout):
+        if self.returncode is None:
+            self.returncode = self.zygote.wait(self.pid, timeout)
+        return self.returncode
+
+
+class BoxProcess:
+    """`python -m assistant.cli sim --state-dir D --game G` (forked by the zygote, once it has
+    the imports), driven over stdin/stdout pipes."""
+
+    def __init__(self, state_dir, game, log, zygote):
+        self.proc = Forked(zygote, ["sim", "--state-dir", str(state_dir), "--game", game], log)
         self.out = bytearray()
         self.prompts = 0
         self.screen = None
@@ -232,7 +295,7 @@ def progress_of(plan, path):
     return 1 + len(lines)
 
 
-def run_with_kills(tmp_path, game, seed, kills):
+def run_with_kills(tmp_path, game, seed, kills, zygote):
     plan = plan_match(game, seed)
     total = sum(len(s.commands) for s in plan.steps)
     rng = random.Random(seed * 7919 + 1)
@@ -245,7 +308,7 @@ def run_with_kills(tmp_path, game, seed, kills):
     log = open(tmp_path / "stderr.log", "wb")
     stats = dict.fromkeys(("answered", "no-wait", "in-flight kept", "in-flight not kept"), 0)
     try:
-        done_kills, startup_kills, sent = _play(plan, state, journal, game, log, rng, kill_at, stats)
+        done_kills, startup_kills, sent = _play(plan, state, journal, game, log, rng, kill_at, stats, zygote)
     finally:
         log.close()
     assert done_kills == kills
@@ -254,7 +317,7 @@ def run_with_kills(tmp_path, game, seed, kills):
     return plan, journal, done_kills, stats
 
 
-def _play(plan, state, journal, game, log, rng, kill_at, stats):
+def _play(plan, state, journal, game, log, rng, kill_at, stats, zygote):
     """Feed the plan to the box, killing it at the planned commands; restart after each kill."""
     sent = 0          # commands written, over all runs: the kill points count these
     done_kills = startup_kills = 0
@@ -264,12 +327,15 @@ def _play(plan, state, journal, game, log, rng, kill_at, stats):
         while True:
             if box is None:
                 if rng.random() < 0.1 and done_kills:  # a kill while it starts up and resumes
-                    starting = BoxProcess(state, game, log)
-                    time.sleep(rng.uniform(0, 0.25))  # start-up takes about 0.16 s here
+                    starting = BoxProcess(state, game, log, zygote)
+                    # forked with the imports done, its start (pty, journal, resume, first frame)
+                    # takes about half what a fresh interpreter's did (0.16 s here, of which the
+                    # imports, where a kill tried nothing of the box, were the most)
+                    time.sleep(rng.uniform(0, 0.125))
                     starting.kill()
                     startup_kills += 1
                     done = _check_resumed(plan, journal, done, done, None)
-                box = BoxProcess(state, game, log)
+                box = BoxProcess(state, game, log, zygote)
                 screen = box.wait_prompt()
                 if done == 0:
                     assert screen == plan.start_screen, f"the box starts showing {screen!r}"
@@ -342,18 +408,27 @@ def assert_same_match(plan, journal):
     assert plan.final.engine.phase == "over"
 
 
-def test_towers_match_survives_sigkill_at_60_points(tmp_path):
+@pytest.fixture(scope="module")
+def zygote():
+    z = Zygote()
+    try:
+        yield z
+    finally:
+        z.close()
+
+
+def test_towers_match_survives_sigkill_at_60_points(tmp_path, zygote):
     """Issue 6 item 5: a towers match killed at 60 random points (seeded) ends identical."""
-    plan, journal, kills, stats = run_with_kills(tmp_path, "towers", seed=11, kills=60)
+    plan, journal, kills, stats = run_with_kills(tmp_path, "towers", seed=11, kills=60, zygote=zygote)
     kinds = {s.line.split()[0] for s in plan.steps[1:]}
     assert {"flip", "upcard", "accept", "name", "discard", "for2", "play", "undo"} <= kinds
     assert_same_match(plan, journal)
 
 
-def test_twentynine_match_survives_sigkill_at_50_points(tmp_path):
+def test_twentynine_match_survives_sigkill_at_50_points(tmp_path, zygote):
     """Issue 6 item 5, Twenty-Nine: the face-down trump, the seventh card and the menu's
     'Finish round' cross kills too."""
-    plan, journal, kills, stats = run_with_kills(tmp_path, "twenty-nine", seed=3, kills=50)
+    plan, journal, kills, stats = run_with_kills(tmp_path, "twenty-nine", seed=3, kills=50, zygote=zygote)
     assert kills >= 50
     kinds = {s.line.split()[0] for s in plan.steps[1:]}
     assert {"trump", "seventh", "finish", "call", "play", "bid", "undo"} <= kinds
