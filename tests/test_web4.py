@@ -8,6 +8,7 @@ from assistant.rules.match import Match
 from assistant.sim.bot_towers import TowersBot
 from assistant.sim.bot_twentynine import TwentyNineBot
 from test_web import request, served
+from test_web_browser import browser  # noqa: F401 (a fixture: the real headless chromium)
 
 
 def played_until(folder, game, seats, phase, seed=1):
@@ -259,3 +260,18 @@ def test_a_page_of_matches_names_the_matches_it_lists_not_their_places_in_the_li
         last = board_text(request(port, "GET", "/matches?page=3")[2])
     assert "Matches 205 to 106, newest first, of 205 in all (page 1 of 3)" in first, first[:400]
     assert "Matches 5 to 1, newest first, of 205 in all (page 3 of 3)" in last, last[:400]
+
+
+def test_on_a_phone_a_matchs_number_is_a_link_a_finger_can_hit(tmp_path, browser):  # noqa: F811
+    """Fault (accessibility, at a phone's size): a match's page was reached by tapping its number
+    in the # column, and match 1 to 9's link was the digit alone, 9 px wide (WCAG 2.2 asks 24 by 24
+    CSS px for a target): a thumb hit the game's name beside it or the row above. Each number's
+    link is now at least 24 px wide and high, on the box's Matches page and the board's tables."""
+    from selenium.webdriver.common.by import By
+    from test_web_browser import SIZES, web_page
+    played_until(tmp_path, "towers", ("Ann", "Bob"), "trump1")
+    with web_page(tmp_path) as base:
+        browser.set_window_size(*SIZES["phone"])
+        browser.get(base + "/matches")
+        link = browser.find_element(By.CSS_SELECTOR, 'table a[href="/matches/1"]')
+        assert link.size["width"] >= 24 and link.size["height"] >= 24, link.size
