@@ -94,7 +94,7 @@ CASES = {
                          "Next: P4 deals 4 each", score=(3, 4), dealer=3, trump=2, bidder=1, bid=21,
                          target=21, points=(10, 19)),
     "29-match-over": View(**N, phase="match-over", prompt="P2+P4 win the match!\nP2 bid 20, finished\n"
-                          "Made: 19 of 16 (pair)\nP2+P4 +8\nP1+P3 can claim P2's\nrenege: hold OK",
+                          "Made: 19 of 16 (pair)\nP2+P4 +8\nP1+P3 can claim\nP2's renege: hold OK",
                           score=(0, 8), winner=(1, 3)),
     # seat names given by a scenario (shortened by one rule, never cut)
     "towers-names": View(game="towers", seats=("Alexandra", "Bob"), phase="play",

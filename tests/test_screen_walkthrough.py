@@ -164,7 +164,7 @@ def test_a_twenty_nine_round_can_be_followed_from_the_screens(tmp_path):
         "[RENEGE] P2 failed to follow ♦ (trick 2)",
         "P2 bid 20, finished / Made: 19 of 16 (pair) / P2+P4 +8",  # 17.10: bidder, bid, taken, target
         "P2+P4 win the match!",
-        "P1+P3 can claim P2's / renege: hold OK",      # 17.2
+        "P1+P3 can claim / P2's renege: hold OK",      # 17.2
         "OK: menu, new match",                          # 17.9
         "Claim: P2's renege / replaces the result: / P1+P3 +8",   # 17.1
         "P1+P3 win the match!",

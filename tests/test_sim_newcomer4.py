@@ -184,3 +184,53 @@ def test_every_undo_note_fits_the_oleds_width_with_the_longest_names():
                 note = undone_words(action, 1, names, desk(game))
                 shown = shortened({"prompt": note}, None, names)[0]["prompt"] if seats[0] != "P1" else note
                 assert text_width(shown, 1, False) <= W, (shown, text_width(shown, 1, False))
+
+
+LONG = ("Wilhelmina", "Maximilian", "Wolfgang", "Mohammed")
+
+
+def inside_and_whole(view):
+    """Every text of ``view`` drawn inside the 128x64 frame, and every word of its prompt drawn."""
+    from assistant.box.screen import text_items
+    items = text_items(view)
+    for x, y, w, h, text in items:
+        assert x >= 0 and y >= 0 and x + w <= 128 and y + h <= 64, (text, x, y, w, h)
+    drawn = " ".join(t for *_, t in items).split()
+    for word in (view.prompt.split() if view.menu is None else ()):
+        assert word in drawn, (word, drawn)
+
+
+def test_players_long_names_leave_no_line_of_the_oled_cut_at_its_edge(tmp_path):
+    """README: a name longer than 5 characters shows as its first 4 and a dot. Fault (four players
+    with long names at a Twenty-Nine table, double=on): the menu's items kept the whole names,
+    "Claim: Wilhelmina's renege" and "Double: Maximilian+Mohammed" drawn off the screen's edge
+    (its start cut away); and prompt lines with shortened names still ran past 128 pixels:
+    "Wilh.+Wolf. may double (menu)", "All passed: Moha. must bid", "Maxi.'s 7th card face
+    down", "Maxi.+Moha. win the match!", "Maxi.+Moha. can claim Wolf.'s", and in towers "on
+    Wilh.'s pad; Maxi. leads". Now the menu shortens names as the prompt does, a line too wide
+    is broken between words, and the claim still open is broken after "can claim"."""
+    from assistant.box.view import Menu, View
+    from assistant.box.words import open_claims
+    players = [a for n in LONG for a in ("--player", n)]
+    # seated by their tags; P4 deals (J♣), P1 bids 16 and lays 9♥ face down; the menu to Double
+    out = piped(["sim", "--game", "twenty-nine", "--option", "double=on", "--state-dir", tmp_path, *players],
+                "\n\n" + "\n".join(LONG) + "\n7S 8S JH JC\n\na\n\na\n\na\n\n9H\nm\nd\nd\nd\nq\n")
+    said = screen_lines(out)
+    assert said[-1] == ("Menu: Close Undo last Finish round [Double: Maxi.+Moha.] Accuse Wilh. Accuse Maxi. "
+                        "Accuse Wolf. Accuse Moha. House rules: double Deal scan: off New match"), said[-2:]
+    seats = dict(game="twenty-nine", seats=LONG, score=(0, 0), dealer=1)
+    inside_and_whole(View(**seats, phase="menu", menu=Menu("Menu", ("Close", "Claim: Wilh.'s renege",
+                                                                       "Double: Maxi.+Moha."), 1)))
+    for phase, prompt in (("double", "Maxi. deals 4 more each\nWilh.+Wolf. may double (menu)\nMaxi. leads"),
+                          ("bidding", "All passed: Moha. must bid\nMoha. < Bid 16 >"),
+                          ("seventh", "Wilh. deals 4 more each:\nMaxi.'s 7th card face down\non Wilh.'s pad")):
+        inside_and_whole(View(**seats, phase=phase, prompt=prompt, bid=17, bidder=1))
+    # the match's end with both sides' claims still open (N11/D5), as the table words them now
+    lines = (SCENARIOS / "twenty-nine" / "N11-second-penalty-replaces-the-match-end.scn").read_text().splitlines()
+    over = replay_lines(lines[:lines.index("claim P2")])
+    assert open_claims(over) == ["P1+P3 can claim", "P4's renege: hold OK", "P2+P4 can claim", "P3's renege: hold OK"]
+    prompt = "\n".join(["Maxi.+Moha. win the match", "Claim: Wilh.'s renege", "replaces the result:",
+                        "Maxi.+Moha. +2", "Wilh.+Wolf. can claim", "Maxi.'s renege: hold OK"])
+    inside_and_whole(View(**seats, phase="match-over", prompt=prompt))
+    towers = dict(game="towers", seats=LONG[:2], score=(0, 0), dealer=0, hand_size=7, up_card=5)
+    inside_and_whole(View(**towers, phase="discard", prompt="Wilh.: discard face down\non Wilh.'s pad; Maxi. leads"))

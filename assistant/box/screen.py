@@ -104,7 +104,10 @@ def short_name(name, room=5):
 
 
 def _prompt_lines(view):
-    return [ln for ln in view.prompt.split("\n") if ln]
+    """The prompt's lines; one too wide for the screen at the smallest size (players' names make
+    it so: "Wilh.+Wolf. may double (menu)") is broken between words, never cut at the edge."""
+    return [part for ln in view.prompt.split("\n") if ln
+            for part in ([ln] if text_width(ln) <= W else _wrap(ln, W))]
 
 
 def _card_text(card):
@@ -122,7 +125,8 @@ def _right(img, y, text, scale=1, bold=False, fill=1, x1=W):
 
 
 def _wrap(text, width, scale=1, bold=False):
-    """Greedy word wrap by pixel width (alerts only); a word too long for a line stays whole."""
+    """Greedy word wrap by pixel width (alerts, and a prompt line too wide for the screen); a word
+    too long for a line stays whole."""
     lines, line = [], ""
     for word in text.split():
         cand = f"{line} {word}" if line else word

@@ -123,8 +123,11 @@ def build_view(table):
         title, items, sel = table.menu
         game = m.game if m is not None else table.default_game
         seats = m.seats if m is not None else tuple(f"P{i + 1}" for i in range(GAMES[game]))
+        labels = tuple(label for label, _ in items)
+        if any(short_name(n) != n for n in seats):  # "Claim: Wilhelmina's renege" ran off the OLED
+            labels = tuple(shortened({"prompt": label}, None, seats)[0]["prompt"] for label in labels)
         return View(game=game, seats=seats, phase="menu", alert=alert,
-                    menu=Menu(title, tuple(label for label, _ in items), sel), **under_menu(table))
+                    menu=Menu(title, labels, sel), **under_menu(table))
     fields, alert, seats = public_fields(table, alert)
     return View(game=m.game, seats=seats, alert=alert, **fields)
 

@@ -54,7 +54,9 @@ def open_claims(match):
     out = []
     for side in (0, 1):
         for r in e.book.claimable(side)[-1:]:
-            out += [f"{e.side_name(side)} can claim {match.seats[r.seat]}'s", "renege: hold OK"]
+            # broken after "can claim", so that each line fits the OLED with any names (shortened
+            # to 5): "Wilh.+Wolf. can claim" / "Maxi.'s renege: hold OK"
+            out += [f"{e.side_name(side)} can claim", f"{match.seats[r.seat]}'s renege: hold OK"]
     return out
 
 
