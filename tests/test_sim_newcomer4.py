@@ -234,3 +234,21 @@ def test_players_long_names_leave_no_line_of_the_oled_cut_at_its_edge(tmp_path):
     inside_and_whole(View(**seats, phase="match-over", prompt=prompt))
     towers = dict(game="towers", seats=LONG[:2], score=(0, 0), dealer=0, hand_size=7, up_card=5)
     inside_and_whole(View(**towers, phase="discard", prompt="Wilh.: discard face down\non Wilh.'s pad; Maxi. leads"))
+
+
+def test_the_menus_house_rules_item_fits_the_oled_with_every_house_rule_on(tmp_path):
+    """Fault: with all five house rules on, the menu's item read "House rules: after-call trumps,
+    pair, double, pagat scoring, 2 pts from 21", 378 pixels on a 128-pixel line: drawn as far left
+    as needed, only its last words were on the screen. Now it says how many are on; OK on it
+    lists them (its alert is broken into lines)."""
+    from assistant.box.font import text_width
+    options = [a for o in ("trick_trumps=after-call", "pair=on", "double=on", "scoring=pagat", "two_point_bid=21")
+               for a in ("--option", o)]
+    out = piped(["sim", "--game", "twenty-nine", "--state-dir", tmp_path, *options],
+                "\n\n\nm\nd\n\nq\n")
+    said = screen_lines(out)
+    menu = next(s for s in said if s.startswith("Menu: "))
+    assert "House rules: 5 on" in menu, menu
+    assert said[-1].endswith("NOTE: House rules: after-call trumps, pair, double, pagat scoring, 2 pts from 21"), said[-2:]
+    for item in ("House rules: 5 on", "Accuse P1"):
+        assert text_width(item) <= 128 - 6  # indented under the menu's title

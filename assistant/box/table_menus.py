@@ -9,9 +9,13 @@ from a list here.
 """
 from assistant.rules.match import engine_class
 from assistant.rules.scenario import GAME_OPTIONS, GAMES, Action
+from assistant.box.font import text_width
 from assistant.box.journal import JournalError
 from assistant.box.modes import GAME_MENU, MENU_ALERTS, MenuMode
 from assistant.box.table_view import DESKS, desk
+
+
+MENU_LINE = 128 - 6  # a menu item's room on the OLED, indented under the menu's title
 
 
 def main_menu(table):
@@ -38,7 +42,10 @@ def main_menu(table):
                                   lambda s=seat: table.apply(Action("accuse", seat=s))))
         rules = d.rules_in_play(m.options)
         if rules:
-            items.append(("House rules: " + ", ".join(rules), lambda: show_rules(table)))
+            label = "House rules: " + ", ".join(rules)
+            if text_width(label) > MENU_LINE:  # all five ran 378 pixels: OK on it lists them
+                label = f"House rules: {len(rules)} on"
+            items.append((label, lambda: show_rules(table)))
         items.append((f"Deal scan: {'on' if table.deal_scan else 'off'}", lambda: _toggle_scan(table)))
     over = m is None or m.engine.phase == "over"
     items.append(("New match", (lambda: game_menu(table)) if over else lambda: _confirm_new(table)))
