@@ -87,12 +87,13 @@ def test_dev_py_starts_card_assistant_with_ctrl_c_held_and_says_its_own_in_one_l
 
 
 def children(pid):
-    """The processes ``pid`` started that still run (their pids)."""
-    found = set()
+    """The processes ``pid`` started that still run: {pid: command line}."""
+    found = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
-            found.update(int(c) for c in (task / "children").read_text().split())
-        except OSError:
+            for child in (task / "children").read_text().split():
+                found[int(child)] = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # a task or a child ended meanwhile
             pass
     return found
 
@@ -115,17 +116,15 @@ def test_a_club_night_stopped_by_a_signal_leaves_no_broker_or_board_running(tmp_
     proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "sim", "--club", "--bots", "--tables", "1",
                              "--matches", "50", "--state-dir", str(tmp_path)], env=environ(), cwd=ROOT,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    started = set()
+    started = {}
     try:
         deadline = time.monotonic() + HANG
-        # the broker and the board, running together: the children seen at one moment, not all
-        # those ever seen (mosquitto_passwd, run and gone before the broker, made two with the
-        # broker alone: the signal went before the board was seen, and a board left running passed)
-        while len(started) < 2:
+        while not ({"broker", "board"} <= set(started.values())):
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            started = {pid for pid in children(proc.pid) if running(pid)}
+            for pid, command in children(proc.pid).items():
+                if "mosquitto -c" in command or "assistant.cli board" in command:
+                    started[pid] = "board" if "assistant.cli board" in command else "broker"
             time.sleep(0.01)
-        assert any(b"board" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started), started
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=HANG)
     finally:
@@ -190,3 +189,27 @@ def test_an_empty_state_folder_name_is_refused_not_taken_for_the_boxs_own(tmp_pa
     assert run.returncode == 2 and len(run.stderr.splitlines()) == 1, run
     assert "argument --state-dir: is empty" in run.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["box", "config.toml"] and not any(box.iterdir())
+
+
+def test_a_stop_while_a_club_process_starts_waits_until_the_process_is_recorded():
+    """Fault: a SIGTERM or Ctrl-C that came while Popen started the board or the broker (after
+    its fork) left the process unknown to `sim --club`'s cleanup: it ran on, orphaned (seen in
+    one of three runs of the test above). The stop now waits for the end of the start."""
+    from assistant.club.broker import held_stops
+
+    class Stopped(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stopped
+    before = signal.signal(signal.SIGTERM, stop)
+    recorded = []
+    try:
+        with pytest.raises(Stopped):
+            with held_stops():
+                os.kill(os.getpid(), signal.SIGTERM)  # as Popen runs
+                recorded.append("the process")
+        assert recorded == ["the process"]
+        assert signal.getsignal(signal.SIGTERM) is stop  # its handler given back
+    finally:
+        signal.signal(signal.SIGTERM, before)

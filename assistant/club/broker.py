@@ -12,6 +12,7 @@ user board
 topic read club/c/#
 <BLANKLINE>
 """
+import contextlib
 import os
 import secrets
 import shutil
@@ -45,6 +46,28 @@ def find(name):
     if found is None:
         raise BrokerMissing(f"{name} is not installed (Debian: apt-get install mosquitto)")
     return found
+
+
+@contextlib.contextmanager
+def held_stops():
+    """Ctrl-C, SIGTERM and SIGHUP held over a process's start and its recording: one that came
+    while Popen ran (after the fork) left its process unknown to the caller's cleanup, running
+    for ever; it is raised when the block ends, the process recorded. In the main thread only
+    (signals are handled there); elsewhere the block runs as it is."""
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came = []
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    before = {sig: signal.signal(sig, lambda signum, frame: came.append(signum)) for sig in stops}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        if came:
+            signal.raise_signal(came[0])  # its own handler, now the process is known
 
 
 def free_port():
@@ -114,9 +137,10 @@ class Broker:
 
     def start(self, timeout=10):
         log = open(self.folder / "mosquitto.log", "ab")
-        self.proc = subprocess.Popen([find("mosquitto"), "-c", str(self.folder / "mosquitto.conf")],
-                                     stdout=log, stderr=log, start_new_session=True)
-        self._started.append(self.proc)
+        with held_stops():  # stop() knows every process started
+            self.proc = subprocess.Popen([find("mosquitto"), "-c", str(self.folder / "mosquitto.conf")],
+                                         stdout=log, stderr=log, start_new_session=True)
+            self._started.append(self.proc)
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

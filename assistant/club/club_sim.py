@@ -128,7 +128,7 @@ def cpu_seconds(pid):
 
 def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PACE):
     """Play the club night; returns (exit status, figures)."""
-    from assistant.club.broker import Broker, free_port, stop_process
+    from assistant.club.broker import Broker, free_port, held_stops, stop_process
     folder = Path(folder or tempfile.mkdtemp(prefix="card-assistant-club-"))
     club = "club"
     names = [f"t{i + 1}" for i in range(tables)]
@@ -142,7 +142,8 @@ def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PA
     started = time.monotonic()
     try:  # from the broker's start: a Ctrl-C or a stop at any moment leaves no broker or board running
         broker.start()
-        board["proc"] = board_process(folder, broker, port, club)
+        with held_stops():  # the cleanup below knows the board's process
+            board["proc"] = board_process(folder, broker, port, club)
         boxes = [SimTable(i, folder, broker, club, matches, seed, pace) for i in range(tables)]
         _wait_subscribed(port, board)
         for b in boxes:
@@ -192,15 +193,16 @@ def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PA
             f"publish -> board p50 {figures['p50']:.0f} ms p99 {figures['p99']:.0f} ms")
         return (1 if errors else status), figures
     finally:
-        done.set()  # the chaos ends first: else it could start a broker or a board after the stop
-        if chaos_thread is not None:
-            chaos_thread.join()
-        for b in boxes:
-            b.publisher.stop()
-            b.journal.close()
-        if board["proc"] is not None:
-            stop_process(board["proc"])
-        broker.stop()
+        with held_stops():  # a second Ctrl-C cut this short: broker and board ran on
+            done.set()  # the chaos ends first: else it could start a broker or a board after the stop
+            if chaos_thread is not None:
+                chaos_thread.join()
+            for b in boxes:
+                b.publisher.stop()
+                b.journal.close()
+            if board["proc"] is not None:
+                stop_process(board["proc"])
+            broker.stop()
 
 
 def _chaos(rng, broker, board, boxes, folder, port, club, kills, done):
