@@ -224,3 +224,22 @@ def test_a_second_board_with_its_own_account_reads_the_whole_club_beside_the_fir
         for b in boards:
             b.close()
         broker.stop()
+
+
+def test_a_table_named_with_a_digit_int_cannot_read_leaves_the_boards_pages_whole(tmp_path):
+    """Fault (as ?page=² was on the box's page): the board sorts its tables t2 before t10 by the
+    digits in their names, and "²" is a digit to isdigit() but no number to int(): one status on
+    club/CLUB/²/status (a broker whose ACL lets an account write there) made the Tables page a 500
+    and /api/club an internal error for as long as the board ran. Only ASCII digits count now."""
+    from test_club import page_of
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    try:
+        for table in ("t10", "²", "t2"):
+            assert board.receive(f"club/c/{table}/status", json.dumps(
+                {"v": 1, "table": table, "online": True, "t": 1.0, "alive": 30}).encode())
+        page = page_of(board, "/")
+        assert page.index("<h2>Table t2</h2>") < page.index("<h2>Table t10</h2>")
+        assert "<h2>Table ²</h2>" in page
+        assert set(club_json(board)["boxes"]) == {"t2", "t10", "²"}
+    finally:
+        board.close()

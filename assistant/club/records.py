@@ -126,4 +126,6 @@ def in_order(table):
     >>> sorted(["t10", "t2", "red", "t1"], key=in_order)
     ['red', 't1', 't2', 't10']
     """
-    return [(int(part), "") if part.isdigit() else (-1, part) for part in re.split(r"(\d+)", table)]
+    # ASCII digits only: "²" is a digit to isdigit() and no number to int() (the page a 500)
+    return [(int(part), "") if part.isascii() and part.isdigit() else (-1, part)
+            for part in re.split(r"(\d+)", table)]
