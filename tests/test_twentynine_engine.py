@@ -259,3 +259,14 @@ def test_pair_not_offered_to_a_player_with_one_card_left():
     lines = path.read_text(encoding="utf-8").splitlines()
     m = replay_lines(lines[:lines.index("pair P1")])
     assert [m.engine.pair_open(s) for s in range(4)] == [False] * 4
+
+
+def test_pair_not_offered_once_its_king_is_played():
+    """Option pair=on: once the K (or Q) of trump is played nobody holds both, so the menu's offer
+    (pair_open) leaves every seat out, as the declaration is refused
+    (option-pair-refused-once-a-card-of-it-is-played.scn): without that public check the box
+    offered it, then refused it for a card not held."""
+    path = Path(__file__).parent / "scenarios" / "twenty-nine" / "option-pair-refused-once-a-card-of-it-is-played.scn"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    m = replay_lines(lines[:lines.index("pair P1")])
+    assert [m.engine.pair_open(s) for s in range(4)] == [False] * 4
