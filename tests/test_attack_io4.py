@@ -213,3 +213,24 @@ def test_a_stop_while_a_club_process_starts_waits_until_the_process_is_recorded(
         assert signal.getsignal(signal.SIGTERM) is stop  # its handler given back
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def test_a_club_night_in_a_new_temporary_folder_says_where_it_is(tmp_path, monkeypatch):
+    """Fault: `card-assistant sim --club` without --state-dir made a new temporary folder each
+    night (every table's journal, the board's file, the logs, the broker's password file) and left
+    it behind without a word: never found again, one more each night. Now it says where, once its
+    broker has started, as the sim at the keyboard does (the night is cut short here, after it)."""
+    import tempfile
+    from test_club import mosquitto_or_skip
+    from assistant.club import club_sim
+    mosquitto_or_skip()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def no_board(*args):
+        raise RuntimeError("the night stops here")
+    monkeypatch.setattr(club_sim, "board_process", no_board)
+    said = []
+    with pytest.raises(RuntimeError, match="the night stops here"):
+        club_sim.run_club(1, 1, 1, out=said.append)
+    [folder] = [p for p in tmp_path.iterdir() if p.name.startswith("card-assistant-club-")]
+    assert len(said) == 1 and f"are kept in {folder} " in said[0], said

@@ -129,6 +129,7 @@ def cpu_seconds(pid):
 def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PACE):
     """Play the club night; returns (exit status, figures)."""
     from assistant.club.broker import Broker, free_port, held_stops, stop_process
+    made = folder is None
     folder = Path(folder or tempfile.mkdtemp(prefix="card-assistant-club-"))
     club = "club"
     names = [f"t{i + 1}" for i in range(tables)]
@@ -142,6 +143,9 @@ def run_club(tables, matches, seed, chaos=False, out=print, folder=None, pace=PA
     started = time.monotonic()
     try:  # from the broker's start: a Ctrl-C or a stop at any moment leaves no broker or board running
         broker.start()
+        if made:  # a new folder each night, kept (the tables' journals): said, or it is never found
+            out(f"the night's files (each table's journal, the board's file, the broker's and the board's "
+                f"logs) are kept in {folder} (--state-dir DIR keeps them where you say)")
         with held_stops():  # the cleanup below knows the board's process
             board["proc"] = board_process(folder, broker, port, club)
         boxes = [SimTable(i, folder, broker, club, matches, seed, pace) for i in range(tables)]
