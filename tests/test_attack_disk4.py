@@ -204,3 +204,40 @@ def test_a_clock_set_forward_during_a_match_never_makes_it_days_long(tmp_path, m
     assert rec.state == "finished"
     assert rec.minutes == round(10 * len(actions) / 60, 6) or abs(rec.minutes - 10 * len(actions) / 60) < 1e-6
     assert rec.started == 1_700_000_000.0 + 3 * 86400
+
+
+def test_a_bit_flipped_in_a_put_away_record_of_the_board_is_made_again_from_its_events(tmp_path, caplog):
+    """Fault (a card that flips a bit in the board's file): an older night's match is kept as its
+    record (what its page shows, with the standings' figures), and SQLite keeps no checksum of a
+    page: a score of 6 read as 4 was counted in the season's standings for good. A record is
+    kept sealed with a digest of its own text; one that is not what was kept is made again from
+    the match's events at the board's start, in one log line."""
+    import time
+    from assistant.club.board import Board
+    from test_club import bot_table, deliver, page_of, play
+    from test_club_season import LATER, standings
+    board = Board(str(tmp_path / "board.sqlite3"), "c")
+    j, t, bot = bot_table(tmp_path, "towers", 5)
+    for seats in (("Ann", "Bob"), ("Ann", "Cat"), ("Bob", "Cat")):
+        play(t, bot, "towers", seats)
+    deliver(board, j)
+    j.close()
+    assert board.tidy(now=time.time() + LATER) == 2
+    before = standings(board), page_of(board, "/matches/t1/1"), page_of(board, "/nights")
+    board.close()
+    db = sqlite3.connect(tmp_path / "board.sqlite3")
+    with db:
+        (text,) = db.execute("SELECT record FROM matches WHERE match=1").fetchone()
+        at = text.index('"score":[') + len('"score":[')
+        flipped = text[:at] + chr(ord(text[at]) ^ 0x02) + text[at + 1:]  # 4 <-> 6, 5 <-> 7, 0 <-> 2
+        db.execute("UPDATE matches SET record=? WHERE match=1", (flipped,))
+    db.close()
+    caplog.clear()
+    again = Board(str(tmp_path / "board.sqlite3"), "c")
+    said = [r.getMessage() for r in caplog.records if "not as kept" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("board: 1 match record(s) put away were not as kept"), said
+    try:
+        assert again.tidy(now=time.time() + LATER) == 1  # put away again, with its record made anew
+        assert (standings(again), page_of(again, "/matches/t1/1"), page_of(again, "/nights")) == before
+    finally:
+        again.close()

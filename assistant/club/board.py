@@ -102,6 +102,7 @@ class Board:
         self.refusals = Repeated(log)  # (table, kind of refusal): a storm is two lines, not one a message
         self.put_away_version = 0  # one more each time matches are put away or brought back (the standings' cache)
         self.kept_in = set()  # matches that could not be put away (a log line each): not tried again
+        self._unsealed()
         self._load_journals()
         # a file an older board wrote, or a board stopped for days: older nights put away first, one
         # match at a time (never the whole season in memory), then the current night loaded
@@ -112,6 +113,13 @@ class Board:
             for table, put_away in self._copies(key):
                 if put_away:
                     self._bring_back(table, *key[1:])
+
+    def _unsealed(self):
+        """Records put away not as they were kept (a bit the card flipped) are brought back, to be
+        made again from their events (season.unsealed), in one log line."""
+        if bad := season.unsealed(self.db, self.file.bring_back):
+            log.warning("board: %d match record(s) put away were not as kept (damage in %s): made again "
+                        "from their events", bad, printable(self.file.path))
 
     def _load(self, table=None, count=True):
         """The events of the board's file (all, or ``table``'s) not put away, and what its boxes'

@@ -58,12 +58,41 @@ def dumps(rec, night, span):
     ``span``: when it was played on the board's clock (clocks.py), for "two tables at once"."""
     out = {k: v for k, v in asdict(rec).items() if k != "id"}
     out.update(night=night, span=span)
-    return json.dumps(out, separators=(",", ":"))
+    text = json.dumps(out, separators=(",", ":"))
+    return f'{text[:-1]},"seal":"{_digest(text)}"}}'
+
+
+def _digest(text):
+    import hashlib
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def sound(text):
+    """Is ``text`` a record as :func:`dumps` kept it? Its seal is a digest of the rest: SQLite keeps
+    no checksum of a page, and a bit a card flipped in a record (a score of 6 read as 4) was shown
+    and counted for good. A record an older board kept, with no seal, is taken as it is."""
+    if not isinstance(text, str):
+        return False
+    head, sep, tail = text.rpartition(',"seal":"')
+    if not sep:
+        return text.startswith("{") and '"seal"' not in text
+    return len(tail) == 34 and tail.endswith('"}') and _digest(head + "}") == tail[:32]
+
+
+def unsealed(db, bring_back):
+    """How many records put away in the board's file ``db`` are not :func:`sound`; each is brought
+    back (``bring_back(table, journal, match)``), to be made again from its events."""
+    bad = [key for *key, text in db.execute("SELECT tbl, journal, match, record FROM matches "
+                                            "WHERE record IS NOT NULL") if not sound(text)]
+    for key in bad:
+        bring_back(*key)
+    return len(bad)
 
 
 def loads(text, k, table, journal, run, mid):
     """A record kept by :func:`dumps`, numbered ``k``, as :func:`match_record` made it."""
     d = json.loads(text)
+    d.pop("seal", None)
     night, span = d.pop("night", None), d.pop("span", None)
     d["hands"] = [Hand(**dict(h, score=tuple(h["score"]))) for h in d["hands"]]
     d["seats"], d["side_of"] = tuple(d["seats"]), tuple(d["side_of"])
