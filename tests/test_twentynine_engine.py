@@ -270,3 +270,14 @@ def test_pair_not_offered_once_its_king_is_played():
     lines = path.read_text(encoding="utf-8").splitlines()
     m = replay_lines(lines[:lines.index("pair P1")])
     assert [m.engine.pair_open(s) for s in range(4)] == [False] * 4
+
+
+@pytest.mark.parametrize("cards", [(32,), (-1,), (99,), ("7D",), ()])
+def test_a_trump_card_not_of_the_pack_is_refused(cards):
+    """N4 and the scenario format: the trump card is one card of the Twenty-Nine pack (0 to 31), else
+    a plain refusal that changes nothing (a bound let through 32, past the pack, in every test)."""
+    m = replay("flip JS\nbid 16\nbid 17\npass\npass\nbid 18\npass")
+    before = m.engine.snapshot()
+    with pytest.raises(Refused, match="takes one card"):
+        m.apply(Action("trump", cards=cards))
+    assert m.engine.snapshot() == before
