@@ -44,6 +44,13 @@ def test_left_bower_belongs_to_trump():
     assert (len(hearts_trump), len(diamonds)) == (7, 5)
 
 
+def test_a_card_written_suit_first_is_refused_with_the_order_to_write():
+    """Scenario format: "a card is a rank followed by a suit"; a card written suit first is refused
+    with the way to write it (a mutation that lost this hint passed every test)."""
+    with pytest.raises(C.CardError, match="write the rank first, like JS"):
+        C.parse_card("SJ")
+
+
 def test_suits_by_letter_or_symbol():
     assert [C.parse_suit(s) for s in "SHDC"] == [0, 1, 2, 3]
     assert [C.parse_suit(s) for s in "♠♥♦♣"] == [0, 1, 2, 3]
