@@ -32,6 +32,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -158,9 +159,10 @@ class Chroot:
 
 
 @pytest.fixture(scope="module")
-def box(tmp_path_factory):
-    """The chroot, created and booted once for the tests below (they run in order)."""
-    base = tmp_path_factory.mktemp("systemd-chroot")
+def box():
+    """The chroot, created and booted once for the tests below (they run in order). On the disk
+    (/var/tmp), not in the tests' folders, which may be in memory (tests/conftest.py): a Debian."""
+    base = Path(tempfile.mkdtemp(prefix="card-assistant-systemd-chroot-", dir="/var/tmp"))
     c = Chroot(str(base / "pi"))
     t = time.monotonic()
     try:
