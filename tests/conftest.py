@@ -35,7 +35,7 @@ def pytest_collection_modifyitems(config, items):
 # check is the same; the files are real files of a real file system. --basetemp given: kept.
 # The systemd chroot's Debian stays on the disk (tests/test_systemd_chroot.py makes its own folder).
 SHM = Path("/dev/shm")
-SHM_PREFIX = "card-assistant-tests-"
+SHM_PREFIX = "ca-tests-"  # short: a test reads a line that names a journal path, cut to its width
 
 
 def _in_memory(config):
