@@ -105,3 +105,12 @@ def test_a_text_value_longer_than_any_path_is_refused_in_a_short_line():
         config.from_dict({"reader": {"device": "/dev/" + "a" * 100_000}}, "c.toml")
     assert str(e.value) == ("c.toml: [reader] device is 100005 characters long: no path, address or "
                             "name is longer than 4096")
+
+
+def test_an_empty_config_name_is_said_to_be_empty_not_a_folder():
+    """Fault (`--config "$CFG"` with CFG unset, beside e42a2f7's empty --state-dir): run, players,
+    export, web and sim said "--config .: is a folder, not a config file", the empty name read as
+    the current folder, "." being no name the user typed. Now the line says the name is empty."""
+    with pytest.raises(ConfigError) as e:
+        load("")
+    assert str(e.value) == "'': the config file's name is empty (an unset shell variable?): name a TOML file"

@@ -317,6 +317,8 @@ def load(path=None):
     """Read ``path`` (TOML); ``None`` gives the defaults. Errors are ``ConfigError``."""
     if path is None:
         return Config()
+    if str(path) == "":  # `--config "$CFG"`, CFG unset: Path("") is ".", and "." was said to be a folder
+        raise ConfigError("'': the config file's name is empty (an unset shell variable?): name a TOML file")
     path = Path(path)
     try:
         data = tomllib.loads(read_small(path).decode("utf-8-sig"))  # an editor's byte-order mark is no text
