@@ -315,17 +315,17 @@ def test_the_bots_flags_without_bots_are_refused_not_ignored(tmp_path, flags, sa
                           "after another) (see card-assistant sim --help)\n")
 
 
-def test_an_empty_state_dir_says_where_the_temporary_journal_is():
+def test_an_empty_state_dir_at_the_keyboard_is_refused_in_one_line(tmp_path):
     """Fault: `sim --state-dir ""` kept its journal in a new temporary folder, as without the
-    flag, but did not say where (the message looked for no flag at all)."""
+    flag, and did not say where. Since the attacker's round (test_attack_io4: an unset shell
+    variable must never stand for "no folder"), an empty name is refused in one line, status 2,
+    at the keyboard as with --bots, and no temporary folder is made."""
     got = subprocess.run([sys.executable, "-m", "assistant.cli", "sim", "--state-dir", ""], input="q\n",
-                         capture_output=True, text=True, timeout=120, cwd=ROOT, env=environ())
-    assert "the journal is in /" in got.stdout and ", a new temporary folder" in got.stdout
-    folder = got.stdout.split("the journal is in ")[1].split(",")[0]
-    try:
-        assert (Path(folder) / "journal.sqlite3").exists()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+                         capture_output=True, text=True, timeout=120, cwd=ROOT,
+                         env=dict(environ(), TMPDIR=str(tmp_path)))
+    assert got.returncode == 2 and got.stdout == "" and len(got.stderr.splitlines()) == 1, got
+    assert "argument --state-dir: is empty" in got.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_back_on_a_fresh_boxs_house_rules_or_seats_goes_back_to_the_choice_of_game(tmp_path):
