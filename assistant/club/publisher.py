@@ -131,7 +131,8 @@ class Publisher(threading.Thread):
     def stop(self, timeout=5):
         self.stopping.set()
         self.outbox.wake.set()  # ends an idle wait at once
-        self.join(timeout)
+        if self.ident is not None:  # a publisher stopped before its start (sim --club stopped early)
+            self.join(timeout)
 
     def drop(self):
         """Break the connection now, as a Wi-Fi drop would (the thread reconnects)."""
