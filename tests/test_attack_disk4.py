@@ -80,6 +80,29 @@ def test_players_txt_emptied_by_a_power_cut_after_a_lying_fsync_keeps_the_list_b
     assert players_main(["list", *d]) == 0 and capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("previous", ["none", "damaged"])
+def test_players_txt_emptied_at_its_first_save_is_no_players_said_not_a_refusal_for_good(tmp_path, capsys, previous):
+    """Fault (second read of d369b61): a power cut at the very first `players add` left
+    players.txt empty with no players.txt.previous (there was no list before it): every `players`
+    command, `players add` too, then refused with "add the players again", the one thing it would
+    not do, and the message said there was no .previous when one was there but damaged. Now
+    there are no players, said in one line that is true, and `players add` writes the list anew."""
+    from assistant.box.players import FILE, PREVIOUS, load_players, main as players_main
+    from test_players import ANN, taps
+    d = ["--state-dir", str(tmp_path)]
+    (tmp_path / FILE).write_bytes(b"")  # the first save's rename reached the card, its bytes did not
+    if previous == "damaged":
+        (tmp_path / PREVIOUS).write_bytes(b"\0" * 40)
+    assert players_main(["list", *d]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["no players yet: card-assistant players add NAME"]
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert ("there is no players.txt.previous" in err) == (previous == "none")
+    assert ("players.txt.previous is damaged too" in err) == (previous == "damaged")
+    assert players_main(["add", "Ann", *d], events=taps(ANN)) == 0
+    assert load_players(tmp_path) == {ANN: "Ann"}
+
+
 KILLED_MID_WRITE = r'''
 import os, sys
 from assistant import textfile

@@ -91,12 +91,16 @@ def load_players(state_dir, say=None):
     players = _read_players(path)
     if players is not _DAMAGED:
         return players
-    previous = _read_players(path.with_name(PREVIOUS), missing=_DAMAGED)
-    if previous is _DAMAGED:
-        raise PlayersError(f"cannot read the players: {path} is {_damage(path)} (a power cut while it was "
-                           f"written?) and there is no {PREVIOUS} beside it: add the players again")
-    words = (f"{path} is {_damage(path)} (a power cut while it was written?): the list as it was before "
-             f"its last change ({PREVIOUS}, {len(previous)} player(s)) is used; the next change writes it whole")
+    previous = _read_players(path.with_name(PREVIOUS), missing=_MISSING)
+    if previous is _MISSING or previous is _DAMAGED:  # nothing to go back to: no players, said (a
+        # refusal here would refuse `players add` too, the one way out)
+        why = f"there is no {PREVIOUS} beside it" if previous is _MISSING else f"{PREVIOUS} is damaged too"
+        words = (f"{path} is {_damage(path)} (a power cut while it was written?) and {why}: no players "
+                 f"until they are added again (card-assistant players add NAME)")
+        previous = {}
+    else:
+        words = (f"{path} is {_damage(path)} (a power cut while it was written?): the list as it was before "
+                 f"its last change ({PREVIOUS}, {len(previous)} player(s)) is used; the next change writes it whole")
     if say is None:
         import logging
         logging.getLogger("card-assistant").warning("%s", words)
@@ -106,6 +110,7 @@ def load_players(state_dir, say=None):
 
 
 _DAMAGED = object()  # what _read_players answers for a file with no list in it (empty, zeros)
+_MISSING = object()
 
 
 def _damage(path):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from assistant.cli import argument_parser, folder_named, shown
 from assistant.box.journal_files import JournalUnavailable, private_dir
+from assistant.box.players import PlayersError
 from assistant.sim.simbox import SimBox
 
 PAD_ROLES = {"towers": ("P1", "P2", "centre"), "twenty-nine": ("P1", "P2", "P3", "P4", "centre")}
@@ -273,6 +274,9 @@ def main(argv):
     except RuntimeError as e:
         print(f"card-assistant sim: {e}", file=sys.stderr)
         return 1
+    except PlayersError as e:  # the state folder's players file, unreadable: said, as `players` says it
+        print(f"card-assistant sim: {e}", file=sys.stderr)
+        return 2
     try:
         from assistant.box.daemon import JournalRefused
         if args.bots and isinstance(sim.table, JournalRefused):  # the box's log line said why
