@@ -169,6 +169,33 @@ def test_a_page_asked_for_while_every_match_is_replayed_says_so_and_how_far_not_
         server.site.close()
 
 
+def test_a_page_asked_for_while_another_is_made_waits_for_it_and_never_says_reading(tmp_path):
+    """Fault (second read of the 503 above): any request that waited Site.patience for the lock
+    was told "the page is reading the journal's matches", though none was replayed: after each
+    action the Players figures are worked out again under the lock (0.5 s at 5,000 matches here,
+    seconds on a Pi), and every phone on the Now page saw the table replaced by that message in
+    the middle of a match. Only a replay under way is said; other work is waited for."""
+    import threading
+    import time
+    from test_stats import write_journal
+    from assistant.web.site import Site
+    write_journal(tmp_path)
+    site = Site(str(tmp_path))
+    site.patience = 0.05
+    site.records()  # read once: no replay from here on
+    got = []
+    try:
+        with site.lock:  # another request's ordinary work, longer than the patience
+            t = threading.Thread(target=lambda: got.append(len(site.records())))
+            t.start()
+            time.sleep(0.3)
+            assert t.is_alive() and got == []  # waiting, not answered "reading"
+        t.join(10)
+        assert got == [6]
+    finally:
+        site.close()
+
+
 def test_the_boards_tables_page_lists_last_nights_matches_on_nights_not_as_tonights(tmp_path, monkeypatch):
     """Fault (suspected in the last round, confirmed): the board's Tables page said "Tonight's
     matches (and each table's latest) below" and listed every match it held in memory under it: a

@@ -66,10 +66,13 @@ class Site:
     @contextlib.contextmanager
     def _held(self, wait=None):
         """The lock, or Reading once another request held it for ``patience`` seconds (``wait``, -1:
-        as long as it takes): a page that hung for the whole replay of a year's matches looked like
-        a broken box, and a phone gave up."""
-        if not self.lock.acquire(timeout=self.patience if wait is None else wait):
-            raise Reading(self.history.progress)
+        as long as it takes) while it replays matches: a page that hung for the whole replay of a
+        year's matches looked like a broken box, and a phone gave up. Any other holder (the
+        standings worked out again after an action, slow on a Pi) is waited for: the Now page then
+        said "reading the journal's matches" in the middle of a match."""
+        while not self.lock.acquire(timeout=self.patience if wait is None else wait):
+            if self.history.progress is not None:
+                raise Reading(self.history.progress)
         try:
             yield
         finally:
