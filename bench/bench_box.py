@@ -101,8 +101,6 @@ def latency(tmp, overlap=True, reader="process", rt=False):
         jn = getattr(jn, "journal", jn)  # the Journal itself: its append is the commit
         shown, append = device.display, jn.append
         pad_of = Firmware(sim, pads) if reader == "process" else InProcess(sim.firmware, arrivals)
-        if rt:  # after the firmware's process is made: the Pico is not the box
-            realtime(True)
 
         def timed_display(image, shown=shown, frames=frames):
             frames.append(time.perf_counter())
@@ -137,6 +135,8 @@ def latency(tmp, overlap=True, reader="process", rt=False):
 
         device.display, jn.append, sim.tap = timed_display, timed_append, timed_tap
         try:
+            if rt:  # after the firmware's process is made (the Pico is not the box); refused: cleaned up
+                realtime(True)
             run_bots(sim, game, matches, seed, 0.1, out=lambda s: None)
         finally:
             if rt:

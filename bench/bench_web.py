@@ -94,7 +94,7 @@ def fetch(url):
                 r.read()
             return time.perf_counter() - t
         except urllib.error.HTTPError as e:
-            if e.code != 503:
+            if e.code != 503 or time.perf_counter() - t > 1800:  # a 503 for ever: not a replay
                 raise
             time.sleep(0.1)
 

@@ -211,7 +211,7 @@ class Forked:
         if self.returncode is None:  # as Popen: once reaped, its number may be another process's
             os.kill(self.pid, sig)
 
-    def wait(self, timeout):
+    def wait(self, timeout=HANG_GUARD):  # Popen's wait() takes none: the failure path calls it so
         if self.returncode is None:
             self.returncode = self.zygote.wait(self.pid, timeout)
         return self.returncode
