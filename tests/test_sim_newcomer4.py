@@ -177,7 +177,9 @@ def test_every_undo_note_fits_the_oleds_width_with_the_longest_names():
                              Action("finish"), Action("double"), Action("redouble"), Action("pair", seat=1)],
              "towers": [Action("name", value=0), Action("for2"), Action("accept"), Action("discard", cards=ten),
                         Action("upcard", cards=ten), Action("claim", seat=0), Action("hand", seat=1, cards=())]}
-    for seats in (("P1", "P2", "P3", "P4"), ("Wilhelmina", "Maximilian", "Wolfgang", "Mohammed")):
+    # and the widest names there are (second read: a count of characters let 132 pixels through)
+    for seats in (("P1", "P2", "P3", "P4"), ("Wilhelmina", "Maximilian", "Wolfgang", "Mohammed"),
+                  ("MMMM", "WWWW", "MMMM", "WWWW"), ("MMMMM", "WWWWW", "MMMMMM", "WWWWWW")):
         for game, actions in kinds.items():
             names = seats if game == "twenty-nine" else seats[:2]
             for action in actions:
@@ -252,3 +254,22 @@ def test_the_menus_house_rules_item_fits_the_oled_with_every_house_rule_on(tmp_p
     assert said[-1].endswith("NOTE: House rules: after-call trumps, pair, double, pagat scoring, 2 pts from 21"), said[-2:]
     for item in ("House rules: 5 on", "Accuse P1"):
         assert text_width(item) <= 128 - 6  # indented under the menu's title
+
+
+def test_the_match_end_line_fits_the_oled_with_the_widest_names():
+    """Fault (second read of 47091ac): whether "X+Y win the match!" kept its "!" was decided by
+    counting characters, so "MMMM.+WWWW. win the match" (130 pixels) still ran off the 128-pixel
+    line, and in play a line too wide is broken onto the cards' row. It is measured now: the
+    "!" goes, then "the match", whatever the names."""
+    from types import SimpleNamespace
+    from assistant.box.font import text_width
+    from assistant.box.table_view import shortened
+    lines = (SCENARIOS / "twenty-nine" / "N11-second-penalty-replaces-the-match-end.scn").read_text().splitlines()
+    over = replay_lines(lines[:lines.index("claim P2")])
+    for seats, said in ((("P1", "P2", "P3", "P4"), "P2+P4 win the match!"),
+                        (LONG, "Maximilian+Mohammed win the match"),
+                        (("MMMMMM", "WWWWWW", "MMMMMM", "WWWWWW"), "WWWWWW+WWWWWW win!")):
+        over.seats = seats
+        first = table_twentynine.fields(SimpleNamespace(match=over, result=None))["prompt"].splitlines()[0]
+        assert first == said
+        assert text_width(shortened({"prompt": first}, None, seats)[0]["prompt"]) <= 128

@@ -12,7 +12,6 @@ from assistant.rules.match import engine_class
 from assistant.rules.scenario import Action
 from assistant.box.words import (choice_line, failed_words, flip_fields, hidden_play_refusal, open_claims,
                                  pad_words, scan_elsewhere_words)
-from assistant.box.players import short_name
 from assistant.box.view import TRUMP_HIDDEN
 
 GAME = "twenty-nine"
@@ -309,9 +308,9 @@ def fields(table):
                                               and e.outcome.why != "false accusation")
                                 if e.outcome is not None else [])
         won = side_name(names, w)
-        # "Wilh.+Wolf. win the match!" is 2 pixels too wide for the OLED: the "!" goes
-        lines = [f"{won} win the match" + ("!" if sum(len(short_name(n)) for n in won.split("+")) <= 9 else ""),
-                 *last]
+        from assistant.box.table_view import fitting  # table_view loads this module: not at its top
+        # "Wilh.+Wolf. win the match!" is 2 pixels too wide for the OLED: the "!" goes, and more
+        lines = [fitting(names, f"{won} win the match!", f"{won} win the match", f"{won} win!"), *last]
         lines += open_claims(m) or ["OK: menu, new match"]
         return dict(f, phase="match-over", winner=(w, w + 2), dealer=None, prompt="\n".join(lines))
     if table.result is not None and p == "end":

@@ -82,8 +82,8 @@ def undone_words(action, actor, seats, d):
     k = action.kind
     if k == "claim" and action.seat is not None:  # the side claims, not a player
         side = d.side_name(seats, d.side_of(action.seat))
-        # two names cut to five characters leave no room for "'s"
-        return f"Undone: {side}'s claim" if len(short_side(side)) <= 9 else f"Undone: {side} claim"
+        # two wide names leave no room for "'s", or for the side at all
+        return fitting(seats, f"Undone: {side}'s claim", f"Undone: {side} claim", "Undone: a claim")
     if k == "accuse" and action.seat is not None:
         return f"Undone: accusing {seats[action.seat]}"  # "the accusation of P3" read as P3 accusing
     if k == "play" and who:
@@ -93,8 +93,10 @@ def undone_words(action, actor, seats, d):
     if k == "upcard":
         return f"Undone: up-card {card_label(action.cards[0])}"
     if k in HIDDEN_KINDS:
-        target = HIDDEN_KINDS[k] if k != "hand" else f"{seats[action.seat]}'s hand scan"
-        return f"Undone: {target}"
+        if k == "hand":
+            name = seats[action.seat]
+            return fitting(seats, f"Undone: {name}'s hand scan", f"Undone: {name}'s scan", "Undone: a hand scan")
+        return f"Undone: {HIDDEN_KINDS[k]}"
     if k == "bid" and who:
         return f"Undone: {who}'s bid {action.value}"
     if k == "seventh":  # the bidder's, named on the line under it ("P2 bid 16: set trump")
@@ -109,6 +111,20 @@ def undone_words(action, actor, seats, d):
         return f"Undone: {seats[action.seat]}'s pair"
     seat = f" {seats[action.seat]}" if action.seat is not None else ""
     return f"Undone: {k}{seat}"
+
+
+OLED_W = 128  # the screen's line in pixels (screen.W, which needs Pillow to import)
+
+
+def fitting(seats, *choices):
+    """The first of ``choices`` that fits the OLED's line as it is drawn (long names of ``seats``
+    shortened), measured in pixels: a count of characters let "Undone: MMMM+WWWW's claim" (132
+    pixels) through. The last choice when none does."""
+    from assistant.box.font import text_width
+    for words in choices:
+        if text_width(shortened({"prompt": words}, None, seats)[0]["prompt"]) <= OLED_W:
+            return words
+    return choices[-1]
 
 
 def short_side(side):
