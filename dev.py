@@ -191,12 +191,13 @@ def serving(server):
 
 
 MOSQUITTO = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto_passwd")
+CLIENTS = "/usr/bin/mosquitto_sub"  # bench box watches its club box connect with it
 
 
-def ensure_mosquitto():
+def ensure_mosquitto(clients=False):
     """The club tests run the real MQTT broker (Debian's mosquitto): install it where apt-get can.
     Where it cannot (not root, no apt-get), say so; those tests then skip with the same words."""
-    if all(Path(p).exists() for p in MOSQUITTO):
+    if all(Path(p).exists() for p in MOSQUITTO) and (not clients or Path(CLIENTS).exists()):
         return
     apt = shutil.which("apt-get")
     if apt is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
@@ -205,7 +206,8 @@ def ensure_mosquitto():
               flush=True)
         return
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    install = [apt, "install", "-y", "-q", "--no-install-recommends", "mosquitto"]
+    install = [apt, "install", "-y", "-q", "--no-install-recommends", "mosquitto",
+               *(["mosquitto-clients"] if clients else [])]
     if subprocess.run(install, env=env, stdout=subprocess.DEVNULL).returncode != 0:
         sh(apt, "update", "-q", env=env, stdout=subprocess.DEVNULL)
         sh(*install, env=env, stdout=subprocess.DEVNULL)
@@ -250,6 +252,7 @@ def dispatch(argv):
         web(rest)
     elif cmd == "bench":
         ensure_venv(None)
+        ensure_mosquitto(clients=True)  # bench box's club box, bench club's board
         os.execv(BIN / "python", [str(BIN / "python"), str(ROOT / "bench" / "run.py"), *rest])
     elif cmd in ("-h", "--help", "help"):
         print(__doc__.strip())

@@ -407,14 +407,16 @@ def connected(daemon, broker, timeout=30):
 
 
 def club_idle(tmp):
-    """Idle wake-ups of a club box, or None without Mosquitto."""
+    """Idle wake-ups of a club box, or why not (a str) without Mosquitto or its mosquitto_sub."""
     from assistant.club.broker import Broker, BrokerMissing
     try:
         broker = Broker(Path(tmp) / "broker", "c", ["t1"]).start()
-    except BrokerMissing:
-        return None
+    except BrokerMissing as e:
+        return str(e)
     try:
         return idle_and_memory(tmp, club=broker)
+    except BrokerMissing as e:  # mosquitto_sub (package mosquitto-clients), which watches it connect
+        return str(e)
     finally:
         broker.stop()
 
@@ -503,8 +505,8 @@ def main():
               "firmware's heartbeat wakes it each second; the buttons run no thread between presses "
               "(a hold timer runs only while one is down); the render thread waits without a timeout)")
         club = club_idle(tmp)
-        if club is None:
-            print("idle club box: not measured (Mosquitto is not installed: apt-get install mosquitto)")
+        if isinstance(club, str):
+            print(f"idle club box: not measured ({club})")
         else:
             ccpu, _, cwall, crss, _, cthreads = club
             cwake = sum(w for _, _, w in cthreads)
