@@ -183,6 +183,12 @@ def test_a_box_newer_than_the_board_is_said_on_the_page_not_only_counted(tmp_pat
         assert club_json(board)["boxes"]["t3"]["newer"] == 2
         board.receive("club/c/t1/events", json.dumps(dict(json.loads(events[0][1]), v=1)).encode())
         assert club_json(board)["boxes"]["t1"]["newer"] is None
+        # second read: its refusals are no fault of its box's, so the table's line does not blame
+        # one ("two boxes set up with this table's name..."), and a box rolled back to version 1
+        # is read again, so the note goes with its first message
+        assert "refused: the board's log says why" not in page.split("<h2>Table t3</h2>")[1]
+        board.receive("club/c/t3/status", json.dumps(dict(newer[0][1], v=1)).encode())
+        assert club_json(board)["boxes"]["t3"]["newer"] is None and "Its box is newer" not in page_of(board, "/")
     finally:
         board.close()
 

@@ -272,14 +272,14 @@ class Board:
             try:
                 self._receive(topic, payload)
             except Refusal as e:
-                self._refused(topic, str(e))
+                self._refused(topic, str(e), blame=getattr(e, "blame", True))
             except sqlite3.DatabaseError as e:  # a full disk, a read-only one, a damaged file: said as such
                 if damaged(e):  # acknowledged: a message the board held unacknowledged took one of the
                     # broker's few places in flight to the board (Mosquitto: 20) until a restart, so
                     # a damaged match's 20 events stopped every table's for the rest of the night
                     self._refused(topic, f"the board's file {self.file.path} cannot take it ({unwritable(e)}; "
                                          "the board goes on with the other messages, and the match's record "
-                                         "brings this one back after the restart)")
+                                         "brings this one back after the restart)", blame=False)
                     self.damaged = True  # the page says so at its top: its refusals are no box's doing
                     return True
                 self._refused(topic, f"the board's file {self.file.path} cannot be written ({unwritable(e)}): "
@@ -290,12 +290,14 @@ class Board:
                 self._refused(topic, f"it could not be used ({type(e).__name__}); the board goes on")
             return True
 
-    def _refused(self, topic, why, count=True):
+    def _refused(self, topic, why, count=True, blame=True):
         """Counted every time; logged when a kind of refusal starts at a table, and when it has
-        not happened for ``QUIET`` seconds, with its count (20,000 garbage messages: two lines)."""
+        not happened for ``QUIET`` seconds, with its count (20,000 garbage messages: two lines).
+        ``blame``: counted beside the table too, whose page line names its box's likely causes
+        (not for a newer box's messages, nor the board's damaged file: each said in its own words)."""
         self.counts["refused"] += count
         parts = topic.split("/")
-        if count and len(parts) > 2 and parts[:2] == ["club", self.club]:
+        if count and blame and len(parts) > 2 and parts[:2] == ["club", self.club]:
             self.refused_at[parts[2]] = self.refused_at.get(parts[2], 0) + 1
         kind = (printable(parts[2]) if len(parts) > 2 else "", re.sub(r"[0-9]+", "N", why))
         self.refusals.happened(kind, f"board: refused a message on {printable(topic)}: {why}")
@@ -327,10 +329,13 @@ class Board:
             v = body.get("v") if isinstance(body, dict) else None
             if type(v) is int and VERSION < v <= MAX_VERSION:  # a box upgraded before its board
                 self.newer[table] = v
-                raise Refusal(f"a version {v} club message, from a box newer than this board, which reads "
-                              f"version {VERSION}: upgrade the board (its box keeps every match, and the "
-                              "broker each finished match's record, which the board upgraded reads)")
+                newer = Refusal(f"a version {v} club message, from a box newer than this board, which reads "
+                                f"version {VERSION}: upgrade the board (its box keeps every match, and the "
+                                "broker each finished match's record, which the board upgraded reads)")
+                newer.blame = False  # the page says it under the table in its own words, not as a fault
+                raise newer
             raise Refusal(f"not a version {VERSION} club message")
+        self.newer.pop(table, None)  # its box reads as this board again (one rolled back, a stray v2)
         journal = self._journal(body)
         if what == "events":
             self._event(table, journal, body)
