@@ -264,3 +264,19 @@ def test_a_bit_flipped_in_a_put_away_record_of_the_board_is_made_again_from_its_
         assert (standings(again), page_of(again, "/matches/t1/1"), page_of(again, "/nights")) == before
     finally:
         again.close()
+
+
+def test_the_players_previous_link_is_no_leftover_another_writer_sweeps_away(tmp_path):
+    """Fault (second read of d369b61 and 903ffd7): the link players.txt.previous is made through,
+    players.txt.previous.tmp, has the shape of a killed writer's leftover (NAME.xxxxxxxx.tmp:
+    "previous" is 8 letters), so another players command sweeping between the link and its
+    rename took it away, and .previous was quietly not updated. It is named .previous.new now."""
+    from assistant import textfile
+    from assistant.box.players import FILE, PREVIOUS, save_players
+    save_players({"04AA000000000A": "Ann"}, tmp_path)
+    link = tmp_path / f"{PREVIOUS}.new"
+    link.write_text("being linked\n")
+    textfile._sweep(tmp_path / FILE)
+    assert link.exists()
+    save_players({"04AA000000000A": "Ann", "04AA000000000B": "Bo"}, tmp_path)  # it links through it
+    assert not link.exists() and "Ann" in (tmp_path / PREVIOUS).read_text()

@@ -163,7 +163,9 @@ def _keep_previous(path):
             return
     except PlayersError:
         return
-    link = path.with_name(f"{PREVIOUS}.tmp")  # one name: a kill between link and rename leaves one, never many
+    # one name (a kill between link and rename leaves one, never many), and not NAME.xxxxxxxx.tmp,
+    # which textfile sweeps: "previous" is 8 letters, so another players command took it away
+    link = path.with_name(f"{PREVIOUS}.new")
     try:
         try:
             os.unlink(link)
