@@ -182,12 +182,17 @@ def git_head(root):
     return None
 
 
-def code_digest(package):
+def code_digest(package, parts=None):
     """A short digest of the package's .py files (their paths and bytes): any change of the code
-    changes it."""
+    changes it. ``parts``: only these folders and files under it (the web page's kept records)."""
     import hashlib
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
+    if parts is None:
+        paths = sorted(package.rglob("*.py"))
+    else:
+        paths = [p for part in parts for p in
+                 (sorted((package / part).rglob("*.py")) if (package / part).is_dir() else [package / part])]
+    for path in paths:
         if path.name == COMMIT_FILE and path.parent == package:
             continue
         try:

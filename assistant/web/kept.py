@@ -56,16 +56,8 @@ def code(package=None):
 
 
 def _digest(package):
-    digest = hashlib.sha256()
-    for part in MADE_BY:
-        where = package / part
-        for path in sorted(where.rglob("*.py")) if where.is_dir() else [where]:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + data + b"\0")
-    return digest.hexdigest()[:10]
+    from assistant.cli import code_digest  # the version's digest, of MADE_BY only
+    return code_digest(package, MADE_BY)
 
 
 def key(match, rows):
