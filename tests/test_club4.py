@@ -9,6 +9,7 @@ import sqlite3
 
 from assistant.club.board import Board
 from assistant.club.page import club_json
+from test_club_season import as_an_older_board_left_it
 from test_club import (bot_table, broker, deliver, finished_match, live_board, page_of, play, said,  # noqa: F401
                        send_all, wait_for)
 
@@ -38,11 +39,7 @@ def test_a_boards_first_start_on_a_season_replays_each_match_once_not_once_a_han
     scores = {k: bm.match.state()["score"] for k, bm in board.matches.items()}
     everything = standings_of(board)
     board.close()
-    db = sqlite3.connect(tmp_path / "board.sqlite3")  # as an older board left it, a day ago
-    with db:
-        db.execute("DROP TABLE matches")
-        db.execute("UPDATE events SET received = received - 86400")
-    db.close()
+    as_an_older_board_left_it(tmp_path / "board.sqlite3")
     rebuilt = []
     rebuild = BoardMatch.rebuild
     monkeypatch.setattr(BoardMatch, "rebuild", lambda self: rebuilt.append((self.table, self.mid)) or rebuild(self))

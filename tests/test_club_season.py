@@ -30,6 +30,15 @@ def standings(board):
     return club_json(board)["standings"]
 
 
+def as_an_older_board_left_it(path):
+    """The board's file as a board before put-away matches left it (no matches table), a day ago."""
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("DROP TABLE matches")
+        db.execute("UPDATE events SET received = received - 86400")
+    db.close()
+
+
 def test_an_older_night_leaves_the_boards_memory_and_its_pages_show_the_same(broker, live_board, tmp_path,
                                                                               monkeypatch):
     """Fault (a club's board on a Pi, night after night): the board kept every match of every night
@@ -83,11 +92,7 @@ def test_a_board_first_started_on_a_seasons_file_never_loads_the_whole_season(tm
         j.close()
     everything, stored = standings(board), board.counts["stored"]
     board.close()
-    db = sqlite3.connect(tmp_path / "board.sqlite3")  # as an older board left it, a day ago
-    with db:
-        db.execute("DROP TABLE matches")
-        db.execute("UPDATE events SET received = received - 86400")
-    db.close()
+    as_an_older_board_left_it(tmp_path / "board.sqlite3")
     board = Board(str(tmp_path / "board.sqlite3"), "c")
     try:
         assert sorted((t, m) for t, _, m in board.matches) == [("t1", 2), ("t2", 2)]
