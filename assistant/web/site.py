@@ -28,10 +28,10 @@ STATIC = {"style.css": "text/css; charset=utf-8", "now.js": "text/javascript; ch
 
 
 class Reading(Exception):
-    """Another request has been reading the journal for longer than ``Site.patience``: a first
-    start, or one after an upgrade of the rules or with the kept records removed, replays every
-    match (5,000: a minute on a desktop, minutes on a Pi). ``progress``: (replayed, to replay), or
-    None (the kept records being read)."""
+    """Another request has been replaying the journal's matches for longer than ``Site.patience``:
+    a first start, or one after an upgrade of the rules or with the kept records removed, replays
+    every match (5,000: a minute on a desktop, minutes on a Pi). ``progress``: (replayed, to
+    replay); only such a replay is said (Site._held), other work is waited for."""
 
     def __init__(self, progress):
         super().__init__(progress)
