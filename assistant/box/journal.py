@@ -224,10 +224,9 @@ class Journal(Opening, Losses):
 
     def setting(self, key):
         """A table setting kept across restarts (e.g. ``deal_scan``), or None if never set."""
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (f"setting:{key}",)).fetchone()
-        return row[0] if row else None
+        return self._meta(f"setting:{key}")
 
-    def setting_raw(self, key):
+    def _meta(self, key):
         """A value the journal's meta table keeps under ``key``, or None."""
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
@@ -239,8 +238,7 @@ class Journal(Opening, Losses):
     def name(self):
         """The journal's own name, made once when it was created (None in one an older version
         made and only read since): the club's board tells two journals of one table apart by it."""
-        row = self.db.execute("SELECT value FROM meta WHERE key='journal'").fetchone()
-        return row[0] if row else None
+        return self._meta("journal")
 
     @property
     def _seats(self):
@@ -306,7 +304,7 @@ class Journal(Opening, Losses):
         self.match_id, self._seq = match_id, good
         started = self.db.execute("SELECT started FROM matches WHERE id=?", (match_id,)).fetchone()[0]
         self._current, self._lines = (match.game, match.seats, match.options, started), [l for _, l in rows[:good]]
-        self._gap, self._stepped = clock_gap(), clock_step(self.setting_raw(f"clock:{match_id}"))  # (not across a restart)
+        self._gap, self._stepped = clock_gap(), clock_step(self._meta(f"clock:{match_id}"))  # (not across a restart)
         return Resumed(match, match_id, problems)
 
     def _set_aside(self, match_id, rows, reason):
